@@ -1,0 +1,25 @@
+/* Every backend, in the order `tbench -b help` lists them. Adding a
+ * backend: one file in backends/ and one line here. */
+#include "config.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "backend.h"
+
+extern const struct backend backend_nop;
+extern const struct backend backend_pipe;
+
+const struct backend *const backends[] = {
+	&backend_pipe,
+	&backend_nop,
+	NULL
+};
+
+const struct backend *backend_find(const char *name)
+{
+	for (size_t i = 0; backends[i]; i++)
+		if (strcmp(backends[i]->name, name) == 0)
+			return backends[i];
+	return NULL;
+}

@@ -1,0 +1,48 @@
+/* A backend is one way for bytes to travel between a client and its server.
+ *
+ * The driver replays the loadfile and calls exchange() once per operation:
+ * send `send` bytes, receive `recv` bytes, return when the reply is in.
+ * Backends never see SMB; the driver never names a backend. */
+#ifndef TBENCH_BACKEND_H
+#define TBENCH_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Settings a backend may read, from the command line. */
+struct backend_config {
+	const char *server;       /* SERVER argument: a remote peer, or NULL */
+	const char *port;         /* --port, or NULL for the backend's default */
+	const char *unix_path;    /* --unix PATH, or NULL */
+	const char *tcp_options;  /* -T, or NULL */
+	unsigned nclients;
+	bool processes;           /* clients are processes: so are the servers a backend brings */
+};
+
+enum backend_flags {
+	BACKEND_TAKES_SERVER = 1 << 0,   /* accepts a SERVER argument */
+};
+
+struct backend {
+	const char *name;
+	const char *summary;             /* one line for `tbench -b help` */
+	unsigned flags;
+	/* Optional: once per run before any client, e.g. to start a shared server. */
+	int (*start)(const struct backend_config *cfg, void **run, struct errbuf *err);
+	/* One client's connection (and its private server, if it brings one).
+	 * Runs in the client's own thread or process. */
+	int (*open)(void *run, const struct backend_config *cfg, unsigned client,
+		    void **conn, struct errbuf *err);
+	/* The hot path: 0 when the reply is in, -1 with err naming the peer. */
+	int (*exchange)(void *conn, uint32_t send, uint32_t recv, struct errbuf *err);
+	void (*close)(void *conn);
+	void (*stop)(void *run);         /* optional */
+};
+
+/* The registry: backends/registry.c. */
+extern const struct backend *const backends[];
+const struct backend *backend_find(const char *name);
+
+#endif

@@ -1,0 +1,59 @@
+/* The shared child driver: N clients replay the parsed loadfile through a
+ * backend, in three phases (warm-up, execute, cleanup), and count what they
+ * did per client and per operation type. */
+#ifndef TBENCH_DRIVER_H
+#define TBENCH_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "histogram.h"
+#include "loadfile.h"
+
+struct run_config {
+	const struct loadfile *lf;
+	const struct backend *backend;
+	struct backend_config bcfg;
+	unsigned nclients;
+	double timelimit;        /* execute seconds; 0: no limit (--run-once) */
+	double warmup;           /* seconds before the execute phase */
+	double target_rate;      /* MB/sec per client; 0: as fast as it goes */
+	bool processes;          /* fork clients instead of threads */
+	bool run_once;           /* one pass of the loadfile per client */
+	bool show_execute_time;  /* mmtests' "completed in" line per pass */
+	bool quiet;              /* no progress lines */
+};
+
+/* One client's figures. Histograms and `bytes` cover the execute phase. */
+struct client_stats {
+	uint64_t bytes;          /* counted payload, execute phase */
+	uint64_t bytes_all;      /* counted payload, every phase */
+	uint64_t ops_all;        /* operations done, every phase */
+	uint64_t passes;         /* whole passes of the loadfile */
+	double cpu_user, cpu_sys;  /* the client's own CPU seconds */
+	struct histogram op[OP_COUNT];
+};
+
+enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
+
+struct run_result {
+	enum run_status status;
+	char error[600];
+	double execute_secs, total_secs;
+	unsigned nclients;
+	struct client_stats *clients;      /* nclients of them */
+	struct histogram op[OP_COUNT];     /* every client's, merged */
+	struct histogram all;              /* every operation of every client */
+	uint64_t bytes, bytes_all, ops;
+	double cpu_user, cpu_sys;          /* whole run: every thread and child */
+	double cpu_clients_user, cpu_clients_sys;
+};
+
+enum run_status driver_run(const struct run_config *cfg, struct run_result *res);
+void run_result_free(struct run_result *res);
+
+/* Async-signal-safe: ends the run early, as Ctrl-C does. */
+void driver_request_stop(void);
+
+#endif

@@ -1,0 +1,49 @@
+#include "config.h"
+#include "histogram.h"
+
+uint64_t hist_bucket_low(unsigned i)
+{
+	if (i < HIST_SUB)
+		return i;
+	unsigned exp = (i >> HIST_SUB_BITS) + HIST_SUB_BITS - 1;
+	uint64_t sub = i & (HIST_SUB - 1);
+	return (HIST_SUB + sub) << (exp - HIST_SUB_BITS);
+}
+
+void hist_merge(struct histogram *dst, const struct histogram *src)
+{
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+}
+
+uint64_t hist_quantile(const struct histogram *h, double q)
+{
+	if (h->count == 0)
+		return 0;
+	uint64_t rank = (uint64_t)(q * (double)h->count + 0.5);
+	if (rank < 1)
+		rank = 1;
+	if (rank > h->count)
+		rank = h->count;
+
+	uint64_t seen = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen < rank)
+			continue;
+		uint64_t lo = hist_bucket_low(i);
+		uint64_t hi = i + 1 < HIST_BUCKETS ? hist_bucket_low(i + 1) : lo;
+		uint64_t mid = lo + (hi - lo) / 2;
+		return mid > h->max_ns ? h->max_ns : mid;
+	}
+	return h->max_ns;
+}
+
+double hist_mean_ns(const struct histogram *h)
+{
+	return h->count ? (double)h->sum_ns / (double)h->count : 0.0;
+}

@@ -1,0 +1,47 @@
+/* Log-linear latency histogram: 16 buckets per power of two, so any
+ * percentile is known to within 1/16 (6%) of its value; 2.4 KiB each. */
+#ifndef TBENCH_HISTOGRAM_H
+#define TBENCH_HISTOGRAM_H
+
+#include <stdint.h>
+
+enum {
+	HIST_SUB_BITS = 4,
+	HIST_SUB = 1 << HIST_SUB_BITS,
+	HIST_MAX_EXP = 40,       /* 2^40 ns = 18 minutes; longer values clamp */
+	HIST_BUCKETS = (HIST_MAX_EXP - HIST_SUB_BITS + 2) * HIST_SUB,
+};
+
+struct histogram {
+	uint64_t count, sum_ns, max_ns;
+	uint32_t bucket[HIST_BUCKETS];
+};
+
+static inline unsigned hist_index(uint64_t ns)
+{
+	if (ns < HIST_SUB)
+		return (unsigned)ns;
+	unsigned exp = 63 - (unsigned)__builtin_clzll(ns);
+	if (exp > HIST_MAX_EXP)
+		return HIST_BUCKETS - 1;
+	return ((exp - HIST_SUB_BITS + 1) << HIST_SUB_BITS) +
+	       (unsigned)((ns >> (exp - HIST_SUB_BITS)) & (HIST_SUB - 1));
+}
+
+static inline void hist_record(struct histogram *h, uint64_t ns)
+{
+	h->count++;
+	h->sum_ns += ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+	h->bucket[hist_index(ns)]++;
+}
+
+/* Smallest value that falls in bucket i. */
+uint64_t hist_bucket_low(unsigned i);
+void hist_merge(struct histogram *dst, const struct histogram *src);
+/* Value at quantile q (0..1): the midpoint of its bucket, never above max. */
+uint64_t hist_quantile(const struct histogram *h, double q);
+double hist_mean_ns(const struct histogram *h);
+
+#endif

@@ -1,0 +1,37 @@
+/* State shared by the driver and its clients, in one MAP_SHARED mapping so
+ * that forked clients (--processes) and threads see the same words. */
+#ifndef TBENCH_SHARED_H
+#define TBENCH_SHARED_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "driver.h"
+
+enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_DONE };
+enum slot_state { SLOT_STARTING, SLOT_READY, SLOT_FINISHED, SLOT_FAILED };
+
+/* One client's live counters, on their own cache lines: each is written by
+ * its client alone and read by the driver once a second. */
+struct slot {
+	_Alignas(64) _Atomic uint64_t bytes;   /* payload in the current phase */
+	_Atomic uint64_t ops;                  /* loadfile operations done, every phase */
+	_Atomic uint64_t interval_max_ns;      /* worst latency since the driver last looked */
+	_Atomic uint64_t finished_ns;
+	_Atomic int state;
+	struct client_stats stats;             /* the client's; read once it has stopped */
+};
+
+struct shared {
+	_Atomic int phase;
+	_Atomic int failed;
+	_Atomic uint64_t start_ns;             /* when the clients were released */
+	char error[600];
+	struct slot slot[];
+};
+
+/* client.c: everything one client does, in its own thread or process. */
+int client_main(const struct run_config *cfg, void *backend_run,
+		struct shared *sh, unsigned id);
+
+#endif

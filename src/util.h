@@ -1,0 +1,47 @@
+/* Small helpers shared by every part: error buffers, clocks, full reads
+ * and writes that retry on EINTR and short transfers. */
+#ifndef TBENCH_UTIL_H
+#define TBENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Exit codes: the run worked, the run failed, bad usage or input. */
+enum { EXIT_OK = 0, EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
+
+struct errbuf {
+	char msg[512];
+};
+
+__attribute__((format(printf, 2, 3)))
+int err_set(struct errbuf *e, const char *fmt, ...);          /* always returns -1 */
+__attribute__((format(printf, 2, 3)))
+int err_errno(struct errbuf *e, const char *fmt, ...);        /* appends ": strerror(errno)" */
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void sleep_ns(uint64_t ns);
+
+/* 0 on success; -1 with errno set (errno 0: the peer closed, for read_full). */
+int write_full(int fd, const void *buf, size_t len);
+int read_full(int fd, void *buf, size_t len);
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);  p[3] = (uint8_t)v;
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+#endif

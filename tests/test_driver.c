@@ -1,0 +1,146 @@
+/* End-to-end runs of the driver with the real nop and pipe backends, as
+ * threads and as processes: the counted bytes must be exactly what the
+ * loadfile says for the passes done, and failures must end the run. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "testlib.h"
+
+static struct loadfile lf;
+
+static struct run_config config(const char *backend, unsigned n, bool processes)
+{
+	struct run_config cfg = {
+		.lf = &lf, .backend = backend_find(backend), .nclients = n,
+		.processes = processes, .quiet = true,
+	};
+	cfg.bcfg.nclients = n;
+	cfg.bcfg.processes = processes;
+	return cfg;
+}
+
+/* Bytes a client must have counted after `ops` operations in all. */
+static uint64_t expected_bytes(uint64_t ops)
+{
+	return (ops / lf.n_ops) * lf.pass_payload + loadfile_payload_prefix(&lf, ops % lf.n_ops);
+}
+
+static void run_once(const char *backend, unsigned n, bool processes)
+{
+	struct run_config cfg = config(backend, n, processes);
+	struct run_result res;
+
+	cfg.run_once = true;
+	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	if (res.status != RUN_OK)
+		fprintf(stderr, "  %s %u %s: %s\n", backend, n, processes ? "procs" : "threads", res.error);
+	CHECK_EQ_U(res.bytes, n * lf.pass_payload);
+	CHECK(res.execute_secs > 0);
+	for (unsigned i = 0; res.clients && i < n; i++) {
+		CHECK_EQ_U(res.clients[i].passes, 1);
+		CHECK_EQ_U(res.clients[i].ops_all, lf.n_ops);
+		CHECK_EQ_U(res.clients[i].bytes, lf.pass_payload);
+	}
+	run_result_free(&res);
+}
+
+/* A timed run stops mid-pass: the bytes still match the ops done. */
+static void run_timed(const char *backend, unsigned n, bool processes)
+{
+	struct run_config cfg = config(backend, n, processes);
+	struct run_result res;
+
+	cfg.timelimit = 0.6;
+	cfg.warmup = 0.2;
+	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	if (res.status != RUN_OK)
+		fprintf(stderr, "  %s: %s\n", backend, res.error);
+	CHECK(res.execute_secs >= 0.55 && res.execute_secs < 1.5);
+	CHECK(res.total_secs >= res.execute_secs);
+	CHECK(res.bytes > 0 && res.bytes <= res.bytes_all);
+	uint64_t sum = 0;
+	for (unsigned i = 0; res.clients && i < n; i++) {
+		const struct client_stats *c = &res.clients[i];
+		CHECK_EQ_U(c->bytes_all, expected_bytes(c->ops_all));
+		CHECK_EQ_U(c->passes, c->ops_all / lf.n_ops);
+		sum += c->bytes;
+	}
+	CHECK_EQ_U(sum, res.bytes);
+	CHECK(res.ops > 0 && res.ops == res.all.count);
+	run_result_free(&res);
+}
+
+/* A backend that fails on its 50th exchange, or in open() for client 2. */
+static _Atomic int calls;
+static int flaky_open(void *run, const struct backend_config *cfg, unsigned client,
+		      void **conn, struct errbuf *err)
+{
+	(void)run;
+	*conn = NULL;
+	if (cfg->port && client == 2)
+		return err_set(err, "flaky: refused for client %u", client);
+	return 0;
+}
+static int flaky_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
+{
+	(void)conn; (void)send; (void)recv;
+	if (++calls == 50)
+		return err_set(err, "flaky: peer went away");
+	return 0;
+}
+static void flaky_close(void *conn) { (void)conn; }
+static const struct backend flaky = {
+	.name = "flaky", .summary = "fails on purpose", .open = flaky_open,
+	.exchange = flaky_exchange, .close = flaky_close,
+};
+
+static void run_failing(bool processes, bool in_open)
+{
+	struct run_config cfg = config("nop", 4, processes);
+	struct run_result res;
+
+	cfg.backend = &flaky;
+	cfg.timelimit = 30;
+	cfg.bcfg.port = in_open ? "fail-open" : NULL;
+	calls = 0;
+	uint64_t t = now_ns();
+	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK((now_ns() - t) / 1e9 < 5);   /* not the 30 s time limit */
+	if (in_open) {
+		CHECK(strstr(res.error, "client 2: flaky: refused") != NULL);
+	} else if (!processes) {
+		CHECK(strstr(res.error, "line ") != NULL);
+		CHECK(strstr(res.error, "flaky: peer went away") != NULL);
+	}
+	fprintf(stderr, "  failure reported as: %s\n", res.error);
+	run_result_free(&res);
+}
+
+int main(void)
+{
+	const char *src = getenv("top_srcdir");
+	char path[4096], err[512];
+	static const unsigned counts[] = { 1, 4, 64 };
+
+	snprintf(path, sizeof(path), "%s/loadfiles/tiny.txt", src ? src : ".");
+	if (loadfile_read(path, &lf, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	for (int p = 0; p < 2; p++)
+		for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+			run_once("nop", counts[i], p);
+			run_once("pipe", counts[i], p);
+		}
+	run_timed("nop", 4, false);
+	run_timed("pipe", 4, false);
+	run_timed("pipe", 4, true);
+	run_failing(false, false);
+	run_failing(false, true);
+	run_failing(true, true);
+	loadfile_free(&lf);
+	return test_done("test_driver");
+}

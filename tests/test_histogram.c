@@ -1,0 +1,82 @@
+/* The latency histogram: bucket edges, quantiles against exact answers
+ * within the histogram's stated 1/16 precision, merging. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histogram.h"
+#include "testlib.h"
+
+static struct histogram h, h2;
+
+static int close_to(uint64_t got, uint64_t want)
+{
+	double rel = fabs((double)got - (double)want) / (double)want;
+	if (rel > 1.0 / HIST_SUB)
+		fprintf(stderr, "  got %llu want %llu (%.1f%% off)\n",
+			(unsigned long long)got, (unsigned long long)want, rel * 100);
+	return rel <= 1.0 / HIST_SUB;
+}
+
+static void test_buckets(void)
+{
+	/* Every value lands in a bucket whose range holds it; ranges are increasing. */
+	for (uint64_t v = 0; v < (1ull << 30); v = v < 64 ? v + 1 : v + v / 7 + 1) {
+		unsigned i = hist_index(v);
+		CHECK(i < HIST_BUCKETS);
+		CHECK(hist_bucket_low(i) <= v);
+		if (i + 1 < HIST_BUCKETS)
+			CHECK(v < hist_bucket_low(i + 1));
+	}
+	for (unsigned i = 1; i < HIST_BUCKETS; i++)
+		CHECK(hist_bucket_low(i) > hist_bucket_low(i - 1));
+	CHECK_EQ_U(hist_index(UINT64_MAX), HIST_BUCKETS - 1);
+}
+
+static void test_quantiles(void)
+{
+	memset(&h, 0, sizeof(h));
+	CHECK_EQ_U(hist_quantile(&h, 0.5), 0);
+	/* 1..100000 ns once each: the q quantile is q * 100000. */
+	for (uint64_t v = 1; v <= 100000; v++)
+		hist_record(&h, v);
+	CHECK_EQ_U(h.count, 100000);
+	CHECK_EQ_U(h.max_ns, 100000);
+	CHECK(close_to(hist_quantile(&h, 0.50), 50000));
+	CHECK(close_to(hist_quantile(&h, 0.99), 99000));
+	CHECK(close_to(hist_quantile(&h, 0.999), 99900));
+	CHECK(hist_quantile(&h, 1.0) <= h.max_ns);
+	CHECK(fabs(hist_mean_ns(&h) - 50000.5) < 1e-6);
+
+	/* A skewed mix: 990 fast, 10 slow: p99 is fast, p99.9 slow. */
+	memset(&h2, 0, sizeof(h2));
+	for (int i = 0; i < 990; i++)
+		hist_record(&h2, 20000);
+	for (int i = 0; i < 10; i++)
+		hist_record(&h2, 5000000);
+	CHECK(close_to(hist_quantile(&h2, 0.99), 20000));
+	CHECK(close_to(hist_quantile(&h2, 0.999), 5000000));
+	CHECK(close_to(hist_quantile(&h2, 0.5), 20000));
+}
+
+static void test_merge(void)
+{
+	struct histogram *sum = calloc(1, sizeof(*sum));
+
+	hist_merge(sum, &h);
+	hist_merge(sum, &h2);
+	CHECK_EQ_U(sum->count, h.count + h2.count);
+	CHECK_EQ_U(sum->max_ns, 5000000);
+	CHECK_EQ_U(sum->sum_ns, h.sum_ns + h2.sum_ns);
+	free(sum);
+}
+
+int main(void)
+{
+	test_buckets();
+	test_quantiles();
+	test_merge();
+	return test_done("test_histogram");
+}
