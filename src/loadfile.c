@@ -138,7 +138,7 @@ static int usage_error(struct parser *p, enum smb_op op, const char *what)
 	for (int i = 0; types[i] && n > 0 && (size_t)n < sizeof(form); i++)
 		n += snprintf(form + n, sizeof(form) - n,
 			      types[i] == 'P' ? " \"%s\"" : " %s", fields[op].names[i]);
-	return fail(p, "%s (expected: %s STATUS)", what, form);
+	return fail(p, "%s: %s (expected: %s STATUS)", smb_keyword(op), what, form);
 }
 
 /* Turns the tokens of one line into an op. */

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Build from scratch in build-test/ and run the whole test suite: the normal
+# build, then the AddressSanitizer+UBSan build. Prints "N passed, N failed,
+# N skipped" last; exits non-zero if anything failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top="$(pwd)"
+
+[ -x configure ] || ./autogen.sh >/dev/null 2>&1
+
+passed=0 failed=0 skipped=0
+count() {  # adds the automake summary of one build dir to the totals
+	local log="$1/test-suite.log"
+	[ -f "$log" ] || { failed=$((failed + 1)); echo "no test-suite.log in $1"; return; }
+	local p f s e
+	p="$(awk '/^# PASS:/ { print $3 }' "$log")"
+	f="$(awk '/^# FAIL:/ { print $3 }' "$log")"
+	s="$(awk '/^# SKIP:/ { print $3 }' "$log")"
+	e="$(awk '/^# ERROR:/ { print $3 }' "$log")"
+	passed=$((passed + p)) failed=$((failed + f + e)) skipped=$((skipped + s))
+	grep -E '^(SKIP|FAIL|ERROR):' "$1"/tests/*.log 2>/dev/null | sed 's/^/  /' || true
+}
+
+run_build() {  # run_build DIR [configure args...]
+	local dir="$top/$1"
+	shift
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	(cd "$dir" && "$top/configure" -q "$@" && make -j2 >/dev/null && make -j2 check >/dev/null 2>&1) || true
+	echo "== $(basename "$dir"): $(grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$dir/test-suite.log" 2>/dev/null | tr '\n' ' ')"
+	count "$dir"
+	for log in "$dir"/tests/*.log; do
+		grep -q '^FAIL\|^ERROR' "${log%.log}.trs" 2>/dev/null && { echo "--- $log"; tail -30 "$log"; }
+	done
+	return 0
+}
+
+run_build build-test
+run_build build-asan --enable-sanitizers CFLAGS="-O1 -g"
+
+# Shell scripts stay shellcheck clean.
+if command -v shellcheck >/dev/null; then
+	if shellcheck -x scripts/* tests/*.sh bench/*.sh loadfiles/*.sh .ci/run 2>/dev/null; then
+		passed=$((passed + 1)); echo "shellcheck: clean"
+	else
+		failed=$((failed + 1)); echo "shellcheck: FAILED"; shellcheck -x scripts/* tests/*.sh bench/*.sh loadfiles/*.sh .ci/run || true
+	fi
+else
+	skipped=$((skipped + 1)); echo "shellcheck: skipped (not installed)"
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,48 @@
+#!/bin/bash
+# shellcheck disable=SC2034  # TBENCH and SRCDIR are for the tests that source this
+# Shared helpers for the shell tests: sourced, not run.
+# Each check prints "ok - what" or "not ok - what"; tl_done exits 1 if any failed.
+
+TL_FAILED=0
+TL_COUNT=0
+TBENCH="${top_builddir:-.}/tbench"
+SRCDIR="${top_srcdir:-.}"
+
+ok() {
+	TL_COUNT=$((TL_COUNT + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	TL_COUNT=$((TL_COUNT + 1))
+	TL_FAILED=$((TL_FAILED + 1))
+	echo "not ok - $*"
+}
+
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+	local what="$1"
+	shift
+	if "$@" >/dev/null; then ok "$what"; else not_ok "$what"; fi
+}
+
+# expect_exit CODE DESCRIPTION COMMAND...: passes when the command exits with CODE.
+expect_exit() {
+	local want="$1" what="$2" got=0
+	shift 2
+	"$@" >"$TL_TMP/out" 2>"$TL_TMP/err" || got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok "$what (exit $got)"
+	else
+		not_ok "$what: exit $got, want $want"
+		sed 's/^/    /' "$TL_TMP/err" | head -5
+	fi
+}
+
+tl_done() {
+	echo "$TL_COUNT checks, $TL_FAILED failed"
+	[ "$TL_FAILED" -eq 0 ]
+}
+
+TL_TMP="$(mktemp -d)"
+trap 'rm -rf "$TL_TMP"' EXIT
