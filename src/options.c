@@ -143,7 +143,21 @@ int options_parse(int argc, const char **argv, struct options *o)
 	o->run.quiet = quiet;
 	o->run.bcfg.nclients = o->run.nclients;
 	o->run.bcfg.processes = processes;
-	o->run.bcfg.server = server;   /* points into argv, which outlives us */
+	if (server && !(o->run.bcfg.server = strdup(server)))
+		return usage_error(pc, "%s", "out of memory");
 	poptFreeContext(pc);
 	return 0;
+}
+
+/* popt allocated the option strings; SERVER was copied out of its context. */
+void options_free(struct options *o)
+{
+	free((char *)o->backend_name);
+	free((char *)o->loadfile);
+	free((char *)o->json_path);
+	free((char *)o->run.bcfg.server);
+	free((char *)o->run.bcfg.port);
+	free((char *)o->run.bcfg.unix_path);
+	free((char *)o->run.bcfg.tcp_options);
+	memset(o, 0, sizeof(*o));
 }

@@ -19,5 +19,6 @@ int options_parse(int argc, const char **argv, struct options *o);
 /* The loadfile used without -c: installed copy, else the source tree's. */
 const char *options_default_loadfile(void);
 void options_list_backends(FILE *f);
+void options_free(struct options *o);
 
 #endif

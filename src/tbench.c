@@ -43,6 +43,11 @@ static int prepare(struct options *o, struct loadfile *lf)
 			name, o->run.bcfg.server);
 		return -1;
 	}
+	struct errbuf why;
+	if (o->run.backend->check && o->run.backend->check(&o->run.bcfg, &why) < 0) {
+		fprintf(stderr, "tbench: %s\n", why.msg);
+		return -1;
+	}
 	const char *path = o->loadfile ? o->loadfile : options_default_loadfile();
 	if (loadfile_read(path, lf, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tbench: %s\n", err);
@@ -70,10 +75,13 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		if (o.list_backends)
 			options_list_backends(stdout);
+		options_free(&o);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
-	if (prepare(&o, &lf) < 0)
+	if (prepare(&o, &lf) < 0) {
+		options_free(&o);
 		return EXIT_USAGE;
+	}
 	install_signals();
 
 	enum run_status status = driver_run(&o.run, &res);
@@ -91,5 +99,6 @@ int main(int argc, char **argv)
 			"the figures above cover that much\n", res.execute_secs);
 	run_result_free(&res);
 	loadfile_free(&lf);
+	options_free(&o);
 	return status == RUN_OK ? EXIT_OK : EXIT_RUN_FAILED;
 }
