@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,18 +96,33 @@ static int tokenize(struct parser *p, const char *s, const char *end,
 	return 0;
 }
 
+/* Decimal or 0x-hex, the whole token, no sign: strtoull without the copy. */
 static int parse_number(const struct token *t, uint64_t *out)
 {
-	char buf[32];
-	char *end;
+	const char *s = t->s, *end = t->s + t->len;
+	unsigned base = 10;
+	uint64_t v = 0;
 
-	if (t->len == 0 || t->len >= sizeof(buf) || t->s[0] == '-' || t->s[0] == '+')
+	if (t->len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (s == end)
 		return -1;
-	memcpy(buf, t->s, t->len);
-	buf[t->len] = '\0';
-	errno = 0;
-	*out = strtoull(buf, &end, 0);
-	return (errno || *end) ? -1 : 0;
+	for (; s < end; s++) {
+		unsigned d;
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (base == 16 && (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			d = (unsigned)((*s | 0x20) - 'a' + 10);
+		else
+			return -1;
+		if (v > (UINT64_MAX - d) / base)
+			return -1;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
 }
 
 static unsigned count_client_name(const struct token *t)
@@ -144,15 +160,15 @@ static int usage_error(struct parser *p, enum smb_op op, const char *what)
 /* Turns the tokens of one line into an op. */
 static int parse_op(struct parser *p, const struct token *tok, int ntok, struct op *op)
 {
-	char word[40];
 	enum smb_op type;
 	struct smb_args a = { 0 };
 	uint64_t num[4] = { 0 };
 	unsigned npath = 0, nnum = 0, refs = 0;
 
-	snprintf(word, sizeof(word), "%.*s", (int)tok[0].len, tok[0].s);
-	if (smb_op_from_keyword(word, &type) < 0)
-		return fail(p, "unknown operation '%s'", word);
+	if (smb_op_from_token(tok[0].s, tok[0].len, &type) < 0)
+		return fail(p, "unknown operation '%.*s'",
+			    (int)(tok[0].len > 40 ? 40 : tok[0].len), tok[0].s);
+	const char *word = smb_keyword(type);
 
 	const char *types = fields[type].types;
 	int nf = (int)strlen(types);
@@ -274,11 +290,11 @@ bad:
 	return -1;
 }
 
+/* The file is mapped, not copied: parsing reads it once, straight from the
+ * page cache. */
 int loadfile_read(const char *path, struct loadfile *lf, char *err, size_t errlen)
 {
 	struct stat st;
-	char *text = NULL;
-	size_t got = 0;
 	int rc = -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -288,27 +304,19 @@ int loadfile_read(const char *path, struct loadfile *lf, char *err, size_t errle
 	}
 	if (fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%s: cannot stat loadfile: %s", path, strerror(errno));
-		goto out;
-	}
-	text = malloc(st.st_size + 1);
-	if (!text) {
-		snprintf(err, errlen, "%s: out of memory for %lld bytes", path, (long long)st.st_size);
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + got, st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			snprintf(err, errlen, "%s: cannot read loadfile: %s", path,
-				 n < 0 ? strerror(errno) : "file shrank while reading");
-			goto out;
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+	} else if (st.st_size == 0) {
+		rc = loadfile_parse(path, "", 0, lf, err, errlen);
+	} else {
+		void *text = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (text == MAP_FAILED) {
+			snprintf(err, errlen, "%s: cannot map loadfile: %s", path, strerror(errno));
+		} else {
+			rc = loadfile_parse(path, text, (size_t)st.st_size, lf, err, errlen);
+			munmap(text, (size_t)st.st_size);
 		}
-		got += n;
 	}
-	rc = loadfile_parse(path, text, got, lf, err, errlen);
-out:
-	free(text);
 	close(fd);
 	return rc;
 }

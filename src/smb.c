@@ -29,10 +29,10 @@ static const struct {
 const char *smb_keyword(enum smb_op op) { return names[op].keyword; }
 const char *smb_report_name(enum smb_op op) { return names[op].report; }
 
-int smb_op_from_keyword(const char *word, enum smb_op *op)
+int smb_op_from_token(const char *word, size_t len, enum smb_op *op)
 {
 	for (int i = 0; i < OP_COUNT; i++) {
-		if (strcmp(word, names[i].keyword) == 0) {
+		if (strlen(names[i].keyword) == len && memcmp(word, names[i].keyword, len) == 0) {
 			*op = (enum smb_op)i;
 			return 0;
 		}

@@ -5,6 +5,7 @@
 #ifndef TBENCH_SMB_H
 #define TBENCH_SMB_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum smb_op {
@@ -23,7 +24,7 @@ enum { WIRE_LIMIT = 70000 };
 /* Name in the loadfile ("QUERY_PATH_INFORMATION") and in reports ("Qpathinfo"). */
 const char *smb_keyword(enum smb_op op);
 const char *smb_report_name(enum smb_op op);
-int smb_op_from_keyword(const char *word, enum smb_op *op);
+int smb_op_from_token(const char *word, size_t len, enum smb_op *op);
 
 /* Bytes of one exchange. Path lengths are in characters; `count` is the
  * FIND_FIRST entry count, `size`/`ret_size` the ReadX/WriteX sizes. */

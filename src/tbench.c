@@ -85,7 +85,8 @@ int main(int argc, char **argv)
 	install_signals();
 
 	enum run_status status = driver_run(&o.run, &res);
-	if (status != RUN_FAILED || res.clients)
+	/* A failed run prints no Throughput line that a parser could take for a result. */
+	if (status != RUN_FAILED)
 		report_summary(stdout, &o.run, &res);
 	if (o.json_path && report_json(o.json_path, &o.run, &res, argc,
 				       (const char *const *)argv, &err) < 0) {
