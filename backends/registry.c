@@ -9,9 +9,13 @@
 
 extern const struct backend backend_nop;
 extern const struct backend backend_pipe;
+extern const struct backend backend_socketpair;
+extern const struct backend backend_splice;
 
 const struct backend *const backends[] = {
 	&backend_pipe,
+	&backend_socketpair,
+	&backend_splice,
 	&backend_nop,
 	NULL
 };

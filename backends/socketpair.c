@@ -1,0 +1,129 @@
+/* socketpair: one AF_UNIX SOCK_STREAM socketpair per client to a server of
+ * its own (a thread, or a process with --processes) running the shared
+ * echo loop. What it measures is the kernel's unix-socket stream path and
+ * the wake-ups of a request/response exchange: socket buffers, skb
+ * allocation and one copy each way, but no TCP/IP, no loopback device and
+ * no offloads. Set against `tcp` it isolates the cost of the IP stack;
+ * against `pipe` the cost of sockets over pipes. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "wire.h"
+
+struct sp_conn {
+	int fd;               /* the client's end */
+	int server_fd;        /* the server's end; -1 in the client once a process has it */
+	pid_t server_pid;     /* --processes */
+	pthread_t server_thread;
+	char peer[40];
+	uint8_t buf[WIRE_LIMIT];
+};
+
+/* A server that gives up shuts its end, so its client sees the end of
+ * the stream at once instead of waiting for a reply that never comes. */
+static void serve(struct sp_conn *c)
+{
+	struct errbuf err;
+
+	if (wire_serve(c->server_fd, c->server_fd, &err) < 0)
+		fprintf(stderr, "tbench: %s: %s\n", c->peer, err.msg);
+	shutdown(c->server_fd, SHUT_RDWR);
+}
+
+static void *server_thread(void *arg)
+{
+	serve(arg);
+	return NULL;
+}
+
+static int start_server(struct sp_conn *c, bool as_process, struct errbuf *err)
+{
+	if (!as_process) {
+		int rc = pthread_create(&c->server_thread, NULL, server_thread, c);
+		if (rc) {
+			errno = rc;
+			return err_errno(err, "socketpair: starting %s thread", c->peer);
+		}
+		return 0;
+	}
+	c->server_pid = fork();
+	if (c->server_pid < 0)
+		return err_errno(err, "socketpair: forking %s", c->peer);
+	if (c->server_pid == 0) {
+		signal(SIGINT, SIG_IGN);   /* the parent coordinates Ctrl-C */
+		close(c->fd);
+		serve(c);
+		_exit(0);
+	}
+	close(c->server_fd);
+	c->server_fd = -1;
+	return 0;
+}
+
+static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
+		   void **conn, struct errbuf *err)
+{
+	struct sp_conn *c = calloc(1, sizeof(*c));
+	int sv[2];
+
+	(void)run;
+	if (!c)
+		return err_set(err, "socketpair: client %u: out of memory", client);
+	snprintf(c->peer, sizeof(c->peer), "socketpair server %u", client);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		free(c);
+		return err_errno(err, "socketpair: client %u: socketpair", client);
+	}
+	c->fd = sv[0];
+	c->server_fd = sv[1];
+	if (start_server(c, cfg->processes, err) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		free(c);
+		return -1;
+	}
+	*conn = c;
+	return 0;
+}
+
+static int sp_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
+{
+	struct sp_conn *c = conn;
+
+	return wire_exchange(c->fd, c->fd, c->buf, send, recv, c->peer, err);
+}
+
+/* Shutting the client's end is the server's end-of-stream; it also frees
+ * a server stuck mid-reply after the client gave up on it. */
+static void sp_close(void *conn)
+{
+	struct sp_conn *c = conn;
+
+	shutdown(c->fd, SHUT_RDWR);
+	close(c->fd);
+	if (c->server_pid > 0) {
+		while (waitpid(c->server_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	} else {
+		pthread_join(c->server_thread, NULL);
+		close(c->server_fd);
+	}
+	free(c);
+}
+
+const struct backend backend_socketpair = {
+	.name = "socketpair",
+	.summary = "an AF_UNIX socketpair per client to its own server thread/process",
+	.open = sp_open,
+	.exchange = sp_exchange,
+	.close = sp_close,
+};

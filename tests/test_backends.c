@@ -1,0 +1,213 @@
+/* Every backend in the registry, end to end through the driver: one pass of
+ * tiny.txt at 1, 4 and 16 clients, as threads and as processes, must count
+ * exactly the loadfile's payload. Then timed runs of the socketpair and
+ * splice backends, and the failures they must report: a peer out of step
+ * ("lost sync") and a server that hangs up mid-run (named in the error). */
+#include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "testlib.h"
+#include "wire.h"
+
+static struct loadfile lf;
+
+static struct run_config config(const struct backend *be, unsigned n, bool processes)
+{
+	struct run_config cfg = {
+		.lf = &lf, .backend = be, .nclients = n, .processes = processes, .quiet = true,
+	};
+	cfg.bcfg.nclients = n;
+	cfg.bcfg.processes = processes;
+	return cfg;
+}
+
+static uint64_t expected_bytes(uint64_t ops)
+{
+	return (ops / lf.n_ops) * lf.pass_payload + loadfile_payload_prefix(&lf, ops % lf.n_ops);
+}
+
+/* A backend whose start() fails without a SERVER argument needs a peer this
+ * test does not have. */
+static bool needs_server(const struct backend *be)
+{
+	struct backend_config bcfg = { .nclients = 1 };
+	struct errbuf err;
+	void *run = NULL;
+
+	if (!be->start)
+		return false;
+	if (be->start(&bcfg, &run, &err) < 0) {
+		printf("  skipping %s: cannot start without a SERVER (%s)\n", be->name, err.msg);
+		return true;
+	}
+	if (be->stop && run)
+		be->stop(run);
+	return false;
+}
+
+static void run_once(const struct backend *be, unsigned n, bool processes)
+{
+	struct run_config cfg = config(be, n, processes);
+	struct run_result res;
+
+	cfg.run_once = true;
+	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	if (res.status != RUN_OK)
+		fprintf(stderr, "  %s %u %s: %s\n", be->name, n, processes ? "procs" : "threads",
+			res.error);
+	CHECK_EQ_U(res.bytes, n * lf.pass_payload);
+	for (unsigned i = 0; res.clients && i < n; i++) {
+		CHECK_EQ_U(res.clients[i].passes, 1);
+		CHECK_EQ_U(res.clients[i].bytes, lf.pass_payload);
+	}
+	run_result_free(&res);
+}
+
+/* Stopped mid-pass by the clock: the bytes still match the ops done. */
+static void run_timed(const char *name, unsigned n, bool processes)
+{
+	struct run_config cfg = config(backend_find(name), n, processes);
+	struct run_result res;
+
+	cfg.timelimit = 0.5;
+	cfg.warmup = 0.1;
+	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	if (res.status != RUN_OK)
+		fprintf(stderr, "  %s timed: %s\n", name, res.error);
+	CHECK(res.execute_secs >= 0.45 && res.execute_secs < 1.5);
+	CHECK(res.bytes > 0 && res.bytes <= res.bytes_all);
+	uint64_t sum = 0;
+	for (unsigned i = 0; res.clients && i < n; i++) {
+		const struct client_stats *c = &res.clients[i];
+		CHECK(c->ops_all > 0);
+		CHECK_EQ_U(c->bytes_all, expected_bytes(c->ops_all));
+		CHECK_EQ_U(c->passes, c->ops_all / lf.n_ops);
+		sum += c->bytes;
+	}
+	CHECK_EQ_U(sum, res.bytes);
+	printf("  %s, %u %s: %.1f MB/sec\n", name, n, processes ? "procs" : "threads",
+	       1e-6 * (double)res.bytes / res.execute_secs);
+	run_result_free(&res);
+}
+
+/* ---- a peer out of step ------------------------------------------------ */
+
+/* Reads one 47-byte request and answers with the wrong reply length. */
+static void *liar(void *arg)
+{
+	int fd = *(int *)arg;
+	uint8_t req[47], reply[39] = { 0 };
+
+	if (read_full(fd, req, sizeof(req)) == 0) {
+		put_be32(reply, 99);
+		if (write_full(fd, reply, sizeof(reply)) < 0)
+			perror("liar: write");
+	}
+	return NULL;
+}
+
+static void lost_sync(void)
+{
+	static uint8_t buf[WIRE_LIMIT];
+	struct errbuf err;
+	pthread_t t;
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(pthread_create(&t, NULL, liar, &sv[1]) == 0);
+	CHECK(wire_exchange(sv[0], sv[0], buf, 47, 39, "socketpair server 7", &err) < 0);
+	CHECK(strstr(err.msg, "lost sync with socketpair server 7") != NULL);
+	fprintf(stderr, "  lost sync reported as: %s\n", err.msg);
+	pthread_join(t, NULL);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* ---- a server that hangs up mid-run ------------------------------------ */
+
+/* Wraps a real backend; on the 50th exchange asks for a reply over the
+ * wire limit, which the real server refuses by closing the connection. */
+static const struct backend *inner;
+static _Atomic int calls;
+
+static int hangup_open(void *run, const struct backend_config *cfg, unsigned client,
+		       void **conn, struct errbuf *err)
+{
+	return inner->open(run, cfg, client, conn, err);
+}
+
+static int hangup_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
+{
+	if (++calls == 50)
+		recv = WIRE_LIMIT;
+	return inner->exchange(conn, send, recv, err);
+}
+
+static void hangup_close(void *conn)
+{
+	inner->close(conn);
+}
+
+static const struct backend hangup = {
+	.name = "hangup", .summary = "a real backend whose server hangs up",
+	.open = hangup_open, .exchange = hangup_exchange, .close = hangup_close,
+};
+
+static void server_hangs_up(const char *name, bool processes)
+{
+	struct run_config cfg = config(&hangup, 4, processes);
+	struct run_result res;
+	char peer[64];
+
+	inner = backend_find(name);
+	calls = 0;
+	cfg.timelimit = 30;
+	uint64_t t = now_ns();
+	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK((now_ns() - t) / 1e9 < 5);   /* not the 30 s time limit */
+	snprintf(peer, sizeof(peer), "%s server ", name);
+	CHECK(strstr(res.error, peer) != NULL);
+	CHECK(strstr(res.error, "client ") != NULL);
+	fprintf(stderr, "  hang-up reported as: %s\n", res.error);
+	run_result_free(&res);
+}
+
+int main(void)
+{
+	const char *src = getenv("top_srcdir");
+	static const unsigned counts[] = { 1, 4, 16 };
+	char path[4096], err[512];
+
+	signal(SIGPIPE, SIG_IGN);   /* as tbench does: a closed peer is an error */
+	snprintf(path, sizeof(path), "%s/loadfiles/tiny.txt", src ? src : ".");
+	if (loadfile_read(path, &lf, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	for (size_t b = 0; backends[b]; b++) {
+		if (needs_server(backends[b]))
+			continue;
+		for (int p = 0; p < 2; p++)
+			for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+				run_once(backends[b], counts[i], p);
+		printf("  %s: run-once at 1, 4, 16 clients, threads and processes\n",
+		       backends[b]->name);
+	}
+	run_timed("socketpair", 4, false);
+	run_timed("splice", 4, false);
+	run_timed("splice", 4, true);
+	lost_sync();
+	server_hangs_up("socketpair", false);
+	server_hangs_up("socketpair", true);
+	server_hangs_up("splice", false);
+	server_hangs_up("splice", true);
+	loadfile_free(&lf);
+	return test_done("test_backends");
+}
