@@ -7,12 +7,16 @@
 
 #include "backend.h"
 
+extern const struct backend backend_tcp;
+extern const struct backend backend_unix;
 extern const struct backend backend_nop;
 extern const struct backend backend_pipe;
 extern const struct backend backend_socketpair;
 extern const struct backend backend_splice;
 
 const struct backend *const backends[] = {
+	&backend_tcp,        /* first: the default */
+	&backend_unix,
 	&backend_pipe,
 	&backend_socketpair,
 	&backend_splice,

@@ -39,6 +39,9 @@ struct backend {
 	int (*exchange)(void *conn, uint32_t send, uint32_t recv, struct errbuf *err);
 	void (*close)(void *conn);
 	void (*stop)(void *run);         /* optional */
+	/* Optional: check the command line's settings before anything starts;
+	 * a failure is bad usage (exit 2), e.g. an unknown -T option. */
+	int (*check)(const struct backend_config *cfg, struct errbuf *err);
 };
 
 /* The registry: backends/registry.c. */

@@ -1,0 +1,236 @@
+/* tcp: one TCP connection per client to tbench_srv, dbench 4.0's or ours,
+ * at SERVER port 7003 (--port). This is what tbench has always measured:
+ * the TCP/IP stack and the device under it (loopback, for a local server).
+ *
+ * With no SERVER the backend starts its own server (src/server.c) on an
+ * ephemeral port of 127.0.0.1 for the run and stops it afterwards; --port
+ * then picks that server's port. The server answers each connection from a
+ * thread of the tbench process, or from a forked process with --processes.
+ * -T options (default TCP_NODELAY, as dbench) apply to both ends. */
+#include "config.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "server.h"
+#include "sockopt.h"
+#include "wire.h"
+
+enum { CONNECT_TIMEOUT_SECS = 5 };
+
+struct tcp_run {
+	struct server *srv;          /* our own, when no SERVER was given */
+	struct addrinfo *ai;         /* where every client connects */
+	struct sockopts opts;
+	char addr[160];              /* "127.0.0.1:7003", "[::1]:7003" */
+	char peer[192];              /* "tcp server 127.0.0.1:7003", for errors */
+};
+
+struct tcp_conn {
+	int fd;
+	const char *peer;
+	uint8_t buf[WIRE_LIMIT];
+};
+
+static int parse_port(const char *p, bool may_be_zero)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(p, &end, 10);
+
+	if (errno || end == p || *end || v < (may_be_zero ? 0 : 1) || v > 65535)
+		return -1;
+	return (int)v;
+}
+
+/* Everything a run needs from the command line, checked before it starts. */
+static int tcp_check(const struct backend_config *cfg, struct errbuf *err)
+{
+	struct sockopts opts;
+	const char *spec = cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT;
+
+	if (cfg->port && parse_port(cfg->port, !cfg->server) < 0)
+		return err_set(err, "tcp: --port %s: not a port number from %d to 65535",
+			       cfg->port, cfg->server ? 1 : 0);
+	if (sockopts_parse(spec, true, &opts, err) < 0) {
+		struct errbuf why = *err;
+		return err_set(err, "tcp: -T %s: %s", spec, why.msg);
+	}
+	if (cfg->unix_path)
+		return err_set(err, "tcp: --unix is for the unix backend: add -b unix, or drop it");
+	return 0;
+}
+
+static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
+			    char *port, size_t portlen, struct errbuf *err)
+{
+	struct server_config sc = {
+		.listen = "127.0.0.1", .port = cfg->port ? cfg->port : "0",
+		.opts = &r->opts, .fork = cfg->processes,
+		.log_prefix = "tbench: tcp server", .log_fd = 2,
+	};
+	struct errbuf why;
+
+	if (server_listen(&sc, &r->srv, &why) < 0)
+		return err_set(err, "tcp: starting tbench's own server: %s", why.msg);
+	if (server_start(r->srv, &why) < 0)
+		return err_set(err, "tcp: %s", why.msg);
+	snprintf(port, portlen, "%u", server_port(r->srv));
+	return 0;
+}
+
+/* "[::1]" and "::1" both name IPv6 loopback. */
+static void strip_brackets(const char *in, char *out, size_t size)
+{
+	size_t n = strlen(in);
+
+	if (n >= 2 && in[0] == '[' && in[n - 1] == ']')
+		snprintf(out, size, "%.*s", (int)(n - 2), in + 1);
+	else
+		snprintf(out, size, "%s", in);
+}
+
+static int resolve(struct tcp_run *r, const char *host, const char *port, struct errbuf *err)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV,
+	};
+	char name[256];
+
+	strip_brackets(host, name, sizeof(name));
+	int gai = getaddrinfo(name, port, &hints, &r->ai);
+	if (gai)
+		return err_set(err, "tcp: SERVER %s: %s (give a host name, an IPv4 or an IPv6 "
+			       "address)", host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+	snprintf(r->addr, sizeof(r->addr), strchr(name, ':') ? "[%s]:%s" : "%s:%s", name, port);
+	snprintf(r->peer, sizeof(r->peer), "tcp server %s", r->addr);
+	return 0;
+}
+
+static void tcp_stop(void *run)
+{
+	struct tcp_run *r = run;
+
+	server_free(r->srv);
+	if (r->ai)
+		freeaddrinfo(r->ai);
+	free(r);
+}
+
+static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf *err)
+{
+	struct tcp_run *r = calloc(1, sizeof(*r));
+	char port[16];
+
+	if (!r)
+		return err_set(err, "tcp: out of memory");
+	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : "7003");
+	int rc = tcp_check(cfg, err);
+	if (rc == 0)
+		rc = sockopts_parse(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
+				    true, &r->opts, err);
+	if (rc == 0 && !cfg->server)
+		rc = start_own_server(r, cfg, port, sizeof(port), err);
+	if (rc == 0)
+		rc = resolve(r, cfg->server ? cfg->server : "127.0.0.1", port, err);
+	if (rc < 0) {
+		tcp_stop(r);
+		return -1;
+	}
+	*run = r;
+	return 0;
+}
+
+static int connect_error(const struct tcp_run *r, struct errbuf *err)
+{
+	if (errno == EINPROGRESS || errno == EAGAIN || errno == ETIMEDOUT)
+		return err_set(err, "tcp: connecting to %s: no answer within %d s (is the host "
+			       "up and the port open?)", r->addr, CONNECT_TIMEOUT_SECS);
+	return err_set(err, "tcp: connecting to %s: %s%s", r->addr, strerror(errno),
+		       errno == ECONNREFUSED && !r->srv ? " (is tbench_srv running there? start "
+		       "it, or omit SERVER to use tbench's own)" : "");
+}
+
+/* A blocking connect that gives up after CONNECT_TIMEOUT_SECS: Linux
+ * bounds connect() by SO_SNDTIMEO, which is cleared again afterwards so
+ * that the run itself never times out on a slow reply. */
+static int connect_one(const struct tcp_run *r, const struct addrinfo *ai, struct errbuf *err)
+{
+	struct timeval limit = { CONNECT_TIMEOUT_SECS, 0 }, none = { 0, 0 };
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return err_errno(err, "tcp: creating a socket for %s", r->addr);
+	/* Before connect(): buffer sizes decide the window scale of the handshake. */
+	if (sockopts_apply(fd, &r->opts, err) < 0) {
+		struct errbuf why = *err;
+		close(fd);
+		return err_set(err, "tcp: -T: %s", why.msg);
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit)) < 0 ||
+	    connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof(none)) < 0) {
+		connect_error(r, err);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int tcp_open(void *run, const struct backend_config *cfg, unsigned client,
+		    void **conn, struct errbuf *err)
+{
+	struct tcp_run *r = run;
+	struct tcp_conn *c = malloc(sizeof(*c));
+	int fd = -1;
+
+	(void)cfg;
+	(void)client;   /* the driver puts "client N:" before our errors */
+	if (!c)
+		return err_set(err, "tcp: out of memory");
+	/* Every address SERVER has, in getaddrinfo's order, until one answers. */
+	for (const struct addrinfo *ai = r->ai; ai && fd < 0; ai = ai->ai_next)
+		fd = connect_one(r, ai, err);
+	if (fd < 0) {
+		free(c);
+		return -1;
+	}
+	c->fd = fd;
+	c->peer = r->peer;
+	*conn = c;
+	return 0;
+}
+
+static int tcp_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
+{
+	struct tcp_conn *c = conn;
+
+	return wire_exchange(c->fd, c->fd, c->buf, send, recv, c->peer, err);
+}
+
+static void tcp_close(void *conn)
+{
+	struct tcp_conn *c = conn;
+
+	close(c->fd);
+	free(c);
+}
+
+const struct backend backend_tcp = {
+	.name = "tcp",
+	.summary = "TCP to tbench_srv at SERVER:7003, or to its own server on 127.0.0.1 (default)",
+	.flags = BACKEND_TAKES_SERVER,
+	.check = tcp_check,
+	.start = tcp_start,
+	.open = tcp_open,
+	.exchange = tcp_exchange,
+	.close = tcp_close,
+	.stop = tcp_stop,
+};

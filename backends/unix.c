@@ -1,0 +1,184 @@
+/* unix: one AF_UNIX stream connection per client to a server speaking the
+ * tbench wire protocol. It measures the same request/response pattern as
+ * tcp without the TCP/IP stack: the difference of the two is the cost of
+ * TCP and the loopback device.
+ *
+ * By default the backend starts its own server (src/server.c) on a socket
+ * in a private directory made with mkdtemp() under $TMPDIR (or /tmp),
+ * answering from threads of the tbench process (processes with
+ * --processes), and removes both at the end of the run. With --unix PATH
+ * it connects to a running `tbench_srv --unix PATH` instead. -T takes the
+ * SO_* options; TCP ones are refused. --port does not apply and is ignored. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "server.h"
+#include "sockopt.h"
+#include "wire.h"
+
+struct unix_run {
+	struct server *srv;          /* our own, without --unix */
+	/* Its mkdtemp() directory: short enough for "/sock" to fit sun_path. */
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path) - sizeof("/sock") + 1];
+	struct sockaddr_un sun;
+	struct sockopts opts;
+	char peer[160];              /* "unix server PATH", for errors */
+};
+
+struct unix_conn {
+	int fd;
+	const char *peer;
+	uint8_t buf[WIRE_LIMIT];
+};
+
+static int unix_check(const struct backend_config *cfg, struct errbuf *err)
+{
+	struct sockopts opts;
+	const size_t max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
+
+	if (cfg->unix_path && (!*cfg->unix_path || strlen(cfg->unix_path) > max))
+		return err_set(err, "unix: --unix %s: a socket path must be 1 to %zu bytes long",
+			       cfg->unix_path, max);
+	if (sockopts_parse(cfg->tcp_options, false, &opts, err) < 0) {
+		struct errbuf why = *err;
+		return err_set(err, "unix: -T %s: %s", cfg->tcp_options, why.msg);
+	}
+	return 0;
+}
+
+/* A private directory, so no other user can race us for the socket name. */
+static int make_dir(struct unix_run *r, struct errbuf *err)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	/* The socket path must fit sun_path with "/sock" after it. */
+	if (!tmp || !*tmp || strlen(tmp) + sizeof("/tbench-unix.XXXXXX/sock") > sizeof(r->dir))
+		tmp = "/tmp";
+	snprintf(r->dir, sizeof(r->dir), "%s/tbench-unix.XXXXXX", tmp);
+	if (!mkdtemp(r->dir)) {
+		r->dir[0] = '\0';   /* nothing for unix_stop() to remove */
+		return err_errno(err, "unix: making a private directory in %s (set TMPDIR to a "
+				 "writable directory)", tmp);
+	}
+	return 0;
+}
+
+static int start_own_server(struct unix_run *r, const struct backend_config *cfg,
+			    struct errbuf *err)
+{
+	struct server_config sc = {
+		.unix_path = r->sun.sun_path, .opts = &r->opts, .fork = cfg->processes,
+		.log_prefix = "tbench: unix server", .log_fd = 2,
+	};
+	struct errbuf why;
+
+	if (make_dir(r, err) < 0)
+		return -1;
+	snprintf(r->sun.sun_path, sizeof(r->sun.sun_path), "%s/sock", r->dir);
+	if (server_listen(&sc, &r->srv, &why) < 0 || server_start(r->srv, &why) < 0)
+		return err_set(err, "unix: starting tbench's own server: %s", why.msg);
+	return 0;
+}
+
+static void unix_stop(void *run)
+{
+	struct unix_run *r = run;
+
+	server_free(r->srv);   /* removes the socket */
+	if (r->dir[0] && rmdir(r->dir) < 0)
+		fprintf(stderr, "tbench: unix: removing %s: %s\n", r->dir, strerror(errno));
+	free(r);
+}
+
+static int unix_start(const struct backend_config *cfg, void **run, struct errbuf *err)
+{
+	struct unix_run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return err_set(err, "unix: out of memory");
+	r->sun.sun_family = AF_UNIX;
+	int rc = unix_check(cfg, err);
+	if (rc == 0)
+		rc = sockopts_parse(cfg->tcp_options, false, &r->opts, err);
+	if (rc == 0 && cfg->unix_path)
+		snprintf(r->sun.sun_path, sizeof(r->sun.sun_path), "%s", cfg->unix_path);
+	else if (rc == 0)
+		rc = start_own_server(r, cfg, err);
+	if (rc < 0) {
+		unix_stop(r);
+		return -1;
+	}
+	snprintf(r->peer, sizeof(r->peer), "unix server %s", r->sun.sun_path);
+	*run = r;
+	return 0;
+}
+
+static int connect_error(const struct unix_run *r, struct errbuf *err)
+{
+	bool hint = !r->srv && (errno == ENOENT || errno == ECONNREFUSED);
+
+	return err_set(err, "unix: connecting to %s: %s%s%s%s", r->sun.sun_path, strerror(errno),
+		       hint ? " (is `tbench_srv --unix " : "", hint ? r->sun.sun_path : "",
+		       hint ? "` running? start it, or drop --unix to use tbench's own server)" : "");
+}
+
+static int unix_open(void *run, const struct backend_config *cfg, unsigned client,
+		     void **conn, struct errbuf *err)
+{
+	struct unix_run *r = run;
+	struct unix_conn *c = malloc(sizeof(*c));
+
+	(void)cfg;
+	(void)client;   /* the driver puts "client N:" before our errors */
+	if (!c)
+		return err_set(err, "unix: out of memory");
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		free(c);
+		return err_errno(err, "unix: creating a socket for %s", r->sun.sun_path);
+	}
+	if (sockopts_apply(c->fd, &r->opts, err) < 0 ||
+	    (connect(c->fd, (const struct sockaddr *)&r->sun, sizeof(r->sun)) < 0 &&
+	     connect_error(r, err) < 0)) {
+		close(c->fd);
+		free(c);
+		return -1;
+	}
+	c->peer = r->peer;
+	*conn = c;
+	return 0;
+}
+
+static int unix_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
+{
+	struct unix_conn *c = conn;
+
+	return wire_exchange(c->fd, c->fd, c->buf, send, recv, c->peer, err);
+}
+
+static void unix_close(void *conn)
+{
+	struct unix_conn *c = conn;
+
+	close(c->fd);
+	free(c);
+}
+
+const struct backend backend_unix = {
+	.name = "unix",
+	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
+	.check = unix_check,
+	.start = unix_start,
+	.open = unix_open,
+	.exchange = unix_exchange,
+	.close = unix_close,
+	.stop = unix_stop,
+};
