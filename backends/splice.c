@@ -31,10 +31,11 @@
  *    spliced sends put none there), and splice() pipe -> /dev/null just
  *    drops them. So a request body goes from the client's zero pages to
  *    /dev/null without any CPU copy at all, and a reply body likewise.
- *  - Not zero-copy: the headers, which read() copies out and which the
- *    kernel's TCP header construction touches; and anything the stack does
- *    under memory pressure (tcp_collapse copies receive queues), or on a
- *    route without scatter-gather, where TCP falls back to copying.
+ *  - Not zero-copy: the 8- and 4-byte headers, which read() copies out of
+ *    the skb into user memory (they go out by reference like the bodies);
+ *    and whatever the stack copies on its own: receive queues collapsed
+ *    under memory pressure (tcp_collapse), or a route without
+ *    scatter-gather (not lo), where TCP falls back to copying the pages.
  *
  * System calls per exchange, when every transfer completes in one call
  * (measured with strace -f -c: see the end of this comment):
