@@ -1,0 +1,194 @@
+#!/bin/bash
+# tbench_srv from the outside: usage and exit codes, readiness and the
+# chosen port, the tcp and unix backends against it (IPv4, IPv6, unix),
+# --max-connections, SIGTERM/SIGINT, and a server killed mid-run: tbench
+# must end with exit 1 within 2 seconds, naming backend, client and peer.
+set -euo pipefail
+
+BUILD="${top_builddir:-.}"
+SRC="${top_srcdir:-.}"
+TBENCH="$BUILD/tbench"
+SRV="$BUILD/tbench_srv"
+TINY="$SRC/loadfiles/tiny.txt"
+TMP="$(mktemp -d)"
+PIDS=()
+FAILED=0
+COUNT=0
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+ok() { COUNT=$((COUNT + 1)); echo "ok - $*"; }
+not_ok() { COUNT=$((COUNT + 1)); FAILED=$((FAILED + 1)); echo "not ok - $*"; }
+
+# expect CODE WHAT COMMAND...: the command exits with CODE; its output is in $TMP/out, $TMP/err.
+expect() {
+	local want="$1" what="$2" got=0
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok "$what (exit $got)"
+	else
+		not_ok "$what: exit $got, want $want"
+		sed 's/^/    /' "$TMP/err" | head -5
+	fi
+}
+
+# grep_ok WHAT PATTERN FILE
+grep_ok() {
+	if grep -q -- "$2" "$3"; then ok "$1"; else not_ok "$1: no '$2' in:"; sed 's/^/    /' "$3" | head -5; fi
+}
+
+# wait_for FILE PATTERN [PID]: poll (no fixed sleep) until the line appears;
+# fail at once if PID has exited.
+wait_for() {
+	local tries=200
+	while [ "$tries" -gt 0 ]; do
+		tries=$((tries - 1))
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
+			return 1
+		fi
+		sleep 0.05
+	done
+	echo "    gave up waiting for '$2' in $1"
+	return 1
+}
+
+# start_srv NAME ARGS...: run tbench_srv in the background until it
+# listens; sets SRV_PID and SRV_PORT. 1 if it could not listen.
+start_srv() {
+	local name="$1"
+	shift
+	"$SRV" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	SRV_PID=$!
+	PIDS+=("$SRV_PID")
+	if ! wait_for "$TMP/$name.out" "listening on" "$SRV_PID"; then
+		wait "$SRV_PID" || true
+		return 1
+	fi
+	SRV_PORT="$(sed -n 's/.*:\([0-9]*\) (.*/\1/p' "$TMP/$name.out")"
+}
+
+# stop_srv SIGNAL: the server must exit 0, promptly.
+stop_srv() {
+	local rc=0
+	kill "-$1" "$SRV_PID"
+	wait "$SRV_PID" || rc=$?
+	if [ "$rc" -eq 0 ]; then ok "SIG$1 stops tbench_srv with exit 0"; else not_ok "SIG$1: exit $rc"; fi
+}
+
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+
+# --- usage --------------------------------------------------------------
+expect 0 "--help" "$SRV" --help
+grep_ok "--help lists --max-connections" "--max-connections" "$TMP/out"
+expect 0 "--version" "$SRV" --version
+expect 2 "unknown option" "$SRV" --bogus
+expect 2 "stray argument" "$SRV" 7003
+expect 2 "--port out of range" "$SRV" --port 70000
+expect 2 "--max-connections not a number" "$SRV" --max-connections lots
+expect 2 "unknown -T option" "$SRV" -T TCP_BOGUS
+grep_ok "-T error lists the known options" "SO_SNDBUF" "$TMP/err"
+expect 2 "--unix with --port" "$SRV" --unix "$TMP/s" --port 1
+expect 2 "tbench: unknown -T option" "$TBENCH" -b tcp 1 -T NOPE
+expect 2 "tbench: TCP option on the unix backend" "$TBENCH" -b unix 1 -T TCP_NODELAY
+
+# --- TCP: port 0, port in use, a run against it --------------------------
+start_srv main --port 0
+if [ -n "$SRV_PORT" ] && [ "$SRV_PORT" -gt 0 ]; then ok "--port 0 reports the port ($SRV_PORT)"; else not_ok "no port in: $(cat "$TMP/main.out")"; fi
+expect 1 "second server on the same port" "$SRV" --port "$SRV_PORT"
+grep_ok "says the port is in use and what to do" "in use.*pass --port" "$TMP/err"
+expect 0 "tbench -b tcp 2 127.0.0.1 --port P" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+grep_ok "Throughput line" "^Throughput" "$TMP/out"
+expect 0 "tbench --processes against it" "$TBENCH" -b tcp 4 localhost --port "$SRV_PORT" -c "$TINY" --run-once -q --processes -T TCP_NODELAY,SO_SNDBUF=65536
+stop_srv TERM
+
+expect 1 "connection refused" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+grep_ok "refusal names backend, client and peer" "client [0-9]*: tcp: connecting to 127.0.0.1:$SRV_PORT: Connection refused" "$TMP/err"
+
+# --- --fork, --max-connections, SIGINT ---------------------------------------
+start_srv fork --port 0 --fork --max-connections 2
+expect 0 "--fork server, 2 clients" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+expect 1 "4 clients over --max-connections 2" "$TBENCH" -b tcp 4 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --warmup 0 -t 5 -q
+grep_ok "the server logged the refusal" "refused: already serving 2 connections" "$TMP/fork.err"
+stop_srv INT
+
+# --- IPv6 ---------------------------------------------------------------------
+if start_srv v6 --listen ::1 --port 0; then
+	grep_ok "IPv6 address shown in brackets" "\[::1\]:" "$TMP/v6.out"
+	expect 0 "tbench -b tcp 2 ::1" "$TBENCH" -b tcp 2 ::1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+	stop_srv TERM
+else
+	echo "# no IPv6 loopback here: $(cat "$TMP/v6.err")"
+fi
+
+# --- unix ---------------------------------------------------------------------
+SOCK="$TMP/srv.sock"
+start_srv unix --unix "$SOCK"
+expect 0 "tbench -b unix --unix PATH" "$TBENCH" -b unix 4 --unix "$SOCK" -c "$TINY" --run-once -q
+expect 1 "a second server on the same socket" "$SRV" --unix "$SOCK"
+grep_ok "says it is in use" "already listening" "$TMP/err"
+stop_srv TERM
+if [ -e "$SOCK" ]; then not_ok "socket left behind"; else ok "socket removed at the stop"; fi
+expect 1 "unix: nothing listening" "$TBENCH" -b unix 1 --unix "$SOCK" -c "$TINY" --run-once -q
+grep_ok "unix refusal names client and path" "client 0: unix: connecting to $SOCK" "$TMP/err"
+
+# --- own servers: nothing else needed, nothing left behind --------------------
+mkdir "$TMP/tmpdir"
+expect 0 "tbench -b tcp 4 alone" "$TBENCH" -b tcp 4 -c "$TINY" --run-once -q
+expect 0 "tbench 4 (tcp is the default)" "$TBENCH" 4 -c "$TINY" --run-once -q
+expect 0 "tbench -b unix 4 alone" env TMPDIR="$TMP/tmpdir" "$TBENCH" -b unix 4 -c "$TINY" --run-once -q --processes
+if [ -z "$(ls -A "$TMP/tmpdir")" ]; then ok "unix removed its private directory"; else not_ok "left: $(ls "$TMP/tmpdir")"; fi
+
+# --- a server killed mid-run ----------------------------------------------------
+# kill_once SRV_ARGS -- TBENCH_ARGS: sets RC and DT (ms from the kill to tbench's exit).
+kill_once() {
+	local t0 run
+	local srv_args=()
+	while [ "$1" != "--" ]; do srv_args+=("$1"); shift; done
+	shift
+	start_srv kill --port 0 "${srv_args[@]}"
+	"$TBENCH" -b tcp 4 127.0.0.1 --port "$SRV_PORT" -t 60 --warmup 0 "$@" \
+		>"$TMP/run.out" 2>"$TMP/run.err" &
+	run=$!
+	PIDS+=("$run")
+	wait_for "$TMP/run.out" "execute" "$run" || true   # running: a progress line is out
+	t0="$(ms_now)"
+	kill -9 "$SRV_PID"
+	wait "$SRV_PID" 2>/dev/null || true
+	RC=0
+	wait "$run" || RC=$?
+	DT=$(($(ms_now) - t0))
+}
+
+# kill_mid_run WHAT SRV_ARGS -- TBENCH_ARGS: tbench must fail within 2 s.
+# A loaded machine can miss that once; a hang misses it every time, so a
+# slow first attempt is repeated before it counts as a failure.
+kill_mid_run() {
+	local what="$1"
+	shift
+	kill_once "$@"
+	if [ "$RC" -eq 1 ] && [ "$DT" -ge 2000 ]; then
+		echo "# $what: ${DT} ms, over 2000: once more ($(cut -d' ' -f1 /proc/loadavg) load)"
+		kill_once "$@"
+	fi
+	if [ "$RC" -eq 1 ] && [ "$DT" -lt 2000 ]; then
+		ok "$what: exit 1 after ${DT} ms"
+	else
+		not_ok "$what: exit $RC after ${DT} ms (want 1 within 2000 ms)"
+	fi
+	grep_ok "$what: names client and peer" "client [0-9].*tcp server 127.0.0.1:$SRV_PORT" "$TMP/run.err"
+}
+kill_mid_run "server killed, client threads" --
+kill_mid_run "server killed, client processes" -- --processes
+kill_mid_run "--fork server killed" --fork --
+
+echo "$COUNT checks, $FAILED failed"
+[ "$FAILED" -eq 0 ]
