@@ -1,0 +1,186 @@
+/* Sample statistics for comparing repeated runs; see stats.h. */
+#include "config.h"
+#include "stats.h"
+
+#include <float.h>
+#include <math.h>
+
+void stats_init(struct stats_acc *a)
+{
+	a->n = 0;
+	a->mean = a->m2 = 0;
+	a->min = INFINITY;
+	a->max = -INFINITY;
+}
+
+void stats_add(struct stats_acc *a, double x)
+{
+	a->n++;
+	double d = x - a->mean;
+	a->mean += d / (double)a->n;
+	a->m2 += d * (x - a->mean);
+	if (x < a->min)
+		a->min = x;
+	if (x > a->max)
+		a->max = x;
+}
+
+double stats_var(const struct stats_acc *a)
+{
+	return a->n < 2 ? 0 : a->m2 / (double)(a->n - 1);
+}
+
+double stats_sd(const struct stats_acc *a)
+{
+	return sqrt(stats_var(a));
+}
+
+double stats_mean_of(const double *x, size_t n)
+{
+	struct stats_acc a;
+	stats_init(&a);
+	for (size_t i = 0; i < n; i++)
+		stats_add(&a, x[i]);
+	return a.mean;
+}
+
+double stats_sd_of(const double *x, size_t n)
+{
+	struct stats_acc a;
+	stats_init(&a);
+	for (size_t i = 0; i < n; i++)
+		stats_add(&a, x[i]);
+	return stats_sd(&a);
+}
+
+/* Continued fraction of the incomplete beta function, modified Lentz's
+ * method (Numerical Recipes 6.4); converges quickly for x < (a+1)/(a+b+2). */
+static double betacf(double x, double a, double b)
+{
+	const double tiny = 1e-300, eps = 1e-15;
+	double qab = a + b, qap = a + 1, qam = a - 1;
+	double c = 1, d = 1 - qab * x / qap;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	double h = d;
+	for (int m = 1; m <= 1000; m++) {
+		int m2 = 2 * m;
+		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		double del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+double stats_betainc(double x, double a, double b)
+{
+	if (!(a > 0) || !(b > 0) || isnan(x))
+		return NAN;
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * betacf(x, a, b) / a;
+	return 1 - exp(lbt) * betacf(1 - x, b, a) / b;
+}
+
+double stats_t_cdf(double t, double df)
+{
+	if (!(df > 0) || isnan(t))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 1 : 0;
+	/* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
+	double tail = 0.5 * stats_betainc(df / (df + t * t), df / 2, 0.5);
+	return t > 0 ? 1 - tail : tail;
+}
+
+double stats_t_quantile(double p, double df)
+{
+	if (!(df > 0) || !(p > 0) || !(p < 1))
+		return NAN;
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	/* Upper tail 1-p is computed directly, so p close to 1 keeps its precision. */
+	double q = 1 - p, lo = 0, hi = 1;
+	while (0.5 * stats_betainc(df / (df + hi * hi), df / 2, 0.5) > q) {
+		lo = hi;
+		hi *= 2;
+		if (hi > 1e300)
+			return INFINITY;
+	}
+	for (int i = 0; i < 300 && hi - lo > 1e-14 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (0.5 * stats_betainc(df / (df + mid * mid), df / 2, 0.5) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
+double stats_ci_half(double sd, size_t n, double conf)
+{
+	if (n < 2 || !(conf > 0) || !(conf < 1))
+		return NAN;
+	return stats_t_quantile((1 + conf) / 2, (double)(n - 1)) * sd / sqrt((double)n);
+}
+
+struct welch stats_welch(double mean_a, double sd_a, size_t n_a,
+			 double mean_b, double sd_b, size_t n_b)
+{
+	struct welch w = { .t = NAN, .df = NAN, .p = NAN, .valid = 0 };
+
+	if (n_a < 2 || n_b < 2)
+		return w;
+	w.valid = 1;
+	double va = sd_a * sd_a / (double)n_a, vb = sd_b * sd_b / (double)n_b;
+	double se2 = va + vb;
+	if (!(se2 > 0)) {
+		w.t = mean_a == mean_b ? 0 : copysign(INFINITY, mean_b - mean_a);
+		w.df = (double)(n_a + n_b - 2);
+		w.p = mean_a == mean_b ? 1 : 0;
+		return w;
+	}
+	w.t = (mean_b - mean_a) / sqrt(se2);
+	w.df = se2 * se2 / (va * va / (double)(n_a - 1) + vb * vb / (double)(n_b - 1));
+	w.p = stats_betainc(w.df / (w.df + w.t * w.t), w.df / 2, 0.5);
+	return w;
+}
+
+double stats_geomean(const double *x, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	double s = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(x[i] > 0))
+			return NAN;
+		s += log(x[i]);
+	}
+	return exp(s / (double)n);
+}

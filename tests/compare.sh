@@ -1,0 +1,108 @@
+#!/bin/bash
+# tbench-stats summarize/compare/cost and scripts/tbench-compare on small
+# hand-made CSVs (tests/data/compare_*.csv) whose answers are worked out in
+# their comments.
+# ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
+# shellcheck disable=SC2015
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
+STATS="${top_builddir:-.}/tbench-stats"
+A="$SRCDIR/tests/data/compare_a.csv"
+B="$SRCDIR/tests/data/compare_b.csv"
+
+# field FILE KEY COLUMN: the COLUMN of the row whose first fields are KEY
+field() {
+	awk -F, -v key="$2" -v name="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		index($0, key ",") == 1 { print $c[name]; exit }' "$1"
+}
+near() { # GOT WANT TOL
+	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= t) }'
+}
+check_near() { # WHAT GOT WANT TOL
+	if near "$2" "$3" "$4"; then ok "$1 = $2"; else not_ok "$1 = '$2', want $3 +- $4"; fi
+}
+
+summarize() {
+	expect_exit 0 "summarize A" "$STATS" summarize "$A"
+	local s="$TL_TMP/out"
+	cp "$s" "$TL_TMP/sum_a.csv"
+	check "summary header" grep -q '^backend,clients,offload,n,n_failed,mb_per_sec_mean,mb_per_sec_sd,mb_per_sec_ci95,ops_per_sec_mean' "$s"
+	check_near "pipe 1 n" "$(field "$s" pipe,1,n/a n)" 3 0
+	check_near "pipe 1 mean" "$(field "$s" pipe,1,n/a mb_per_sec_mean)" 100 1e-9
+	check_near "pipe 1 sd" "$(field "$s" pipe,1,n/a mb_per_sec_sd)" 2 1e-9
+	# 4.303 * 2 / sqrt(3)
+	check_near "pipe 1 ci95" "$(field "$s" pipe,1,n/a mb_per_sec_ci95)" 4.9683 1e-3
+	check_near "tcp 4 on n (failed run left out)" "$(field "$s" tcp,4,on n)" 3 0
+	check_near "tcp 4 on n_failed" "$(field "$s" tcp,4,on n_failed)" 1 0
+	check_near "tcp 4 on sd" "$(field "$s" tcp,4,on mb_per_sec_sd)" 10 1e-9
+	check_near "tcp 4 off n" "$(field "$s" tcp,4,off n)" 1 0
+	[ -z "$(field "$s" tcp,4,off mb_per_sec_ci95)" ] && ok "one run: no interval" || not_ok "one run: no interval"
+	# order: backends as they first appear, then clients, then the setting
+	[ "$(cut -d, -f1-3 "$s" | tail -n +2 | paste -sd' ')" = "pipe,1,n/a tcp,4,on tcp,4,off" ] &&
+		ok "points in sweep order" || not_ok "points in sweep order: $(cut -d, -f1-3 "$s" | paste -sd' ')"
+	expect_exit 2 "summarize: missing file" "$STATS" summarize "$TL_TMP/nope.csv"
+	printf 'backend,clients,offload,mb_per_sec\npipe,1\n' >"$TL_TMP/bad.csv"
+	expect_exit 2 "summarize: short row" "$STATS" summarize "$TL_TMP/bad.csv"
+	grep -q 'bad.csv:2: 2 fields, the header has 4' "$TL_TMP/err" && ok "names file:line" || not_ok "names file:line"
+}
+
+compare_csv() {
+	expect_exit 0 "compare --csv" "$STATS" compare --csv "$A" "$B"
+	local c="$TL_TMP/out"
+	cp "$c" "$TL_TMP/cmp.csv"
+	check "csv header" grep -q '^backend,clients,offload,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant$' "$c"
+	check_near "pipe 1 change" "$(field "$c" pipe,1,n/a change_pct)" 10 1e-6
+	check_near "pipe 1 t" "$(field "$c" pipe,1,n/a t)" 6.12372 1e-4
+	check_near "pipe 1 df" "$(field "$c" pipe,1,n/a df)" 4 1e-9
+	check_near "pipe 1 p" "$(field "$c" pipe,1,n/a p)" 0.003602 1e-6
+	[ "$(field "$c" pipe,1,n/a significant)" = yes ] && ok "pipe 1 significant" || not_ok "pipe 1 significant"
+	check_near "tcp 4 on change" "$(field "$c" tcp,4,on change_pct)" 1 1e-6
+	check_near "tcp 4 on p" "$(field "$c" tcp,4,on p)" 0.90843 1e-5
+	[ "$(field "$c" tcp,4,on significant)" = no ] && ok "tcp 4 on not significant" || not_ok "tcp 4 on not significant"
+	[ "$(field "$c" tcp,4,off significant)" = "only in A" ] && ok "only in A" || not_ok "only in A"
+	[ "$(field "$c" nop,1,n/a significant)" = "only in B" ] && ok "only in B" || not_ok "only in B"
+	check_near "geometric mean" "$(field "$c" geomean change_pct)" 5.404 1e-3
+
+	# Same answer from a summary.csv on one side (n, mean, sd are enough).
+	"$STATS" summarize "$B" >"$TL_TMP/sum_b.csv"
+	"$STATS" compare --csv "$A" "$TL_TMP/sum_b.csv" >"$TL_TMP/cmp2.csv"
+	check_near "from summary.csv: pipe 1 p" "$(field "$TL_TMP/cmp2.csv" pipe,1,n/a p)" 0.003602 1e-6
+	check_near "from summary.csv: geomean" "$(field "$TL_TMP/cmp2.csv" geomean change_pct)" 5.404 1e-3
+	# Other metric, other alpha
+	"$STATS" compare --csv --metric ops_per_sec --alpha 0.01 "$A" "$B" >"$TL_TMP/cmp3.csv"
+	check_near "ops_per_sec change" "$(field "$TL_TMP/cmp3.csv" pipe,1,n/a change_pct)" 400 1e-6
+	expect_exit 2 "compare: unknown metric" "$STATS" compare --metric nosuch "$A" "$B"
+	expect_exit 2 "compare: one input" "$STATS" compare "$A"
+}
+
+compare_table() {
+	local tc="$SRCDIR/scripts/tbench-compare"
+	expect_exit 0 "tbench-compare A B" env TBENCH_STATS="$STATS" "$tc" "$A" "$B"
+	local t="$TL_TMP/out"
+	check "says which test" grep -q "Welch's two-sided t-test at 95%" "$t"
+	grep -Eq '^pipe +1 +n/a +100\.0 ± 4\.968 \(3\) +110\.0 ± 4\.968 \(3\) +\+10\.00% +0\.0036 +yes$' "$t" &&
+		ok "pipe row" || { not_ok "pipe row"; cat "$t"; }
+	grep -Eq '^tcp +4 +on +.*\+1\.00% +0\.9084 +no$' "$t" && ok "tcp row" || not_ok "tcp row"
+	check "geomean line" grep -q '^geometric mean of B/A over 2 common points: +5.40%  (1 significant: 1 up, 0 down; 1 not)$' "$t"
+	expect_exit 0 "tbench-compare --csv" env TBENCH_STATS="$STATS" "$tc" --csv "$A" "$B"
+	cmp -s "$TL_TMP/out" "$TL_TMP/cmp.csv" && ok "--csv is tbench-stats compare --csv" || not_ok "--csv differs"
+	expect_exit 2 "tbench-compare: one input" env TBENCH_STATS="$STATS" "$tc" "$A"
+	expect_exit 0 "tbench-compare --help" "$tc" --help
+}
+
+cost() {
+	expect_exit 0 "cost" "$STATS" cost "$B"
+	local c="$TL_TMP/out"
+	check_near "pipe 1 cost" "$(field "$c" pipe,1,n/a cost_us)" 9 1e-9
+	check_near "pipe 1 cost interval (no spread)" "$(field "$c" pipe,1,n/a cost_ci95_us)" 0 1e-9
+	[ -z "$(field "$c" tcp,4,on cost_us)" ] && ok "no nop at 4 clients: no tcp cost" || not_ok "tcp 4 has no baseline"
+}
+
+summarize
+compare_csv
+compare_table
+cost
+tl_done

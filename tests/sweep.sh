@@ -1,0 +1,219 @@
+#!/bin/bash
+# A real, short tbench-sweep: its rows, the offloads it read back inside its
+# namespace, the plots, a host left as it was, and a resume after Ctrl-C.
+# Needs root (network namespaces, ethtool -K): skipped (77) otherwise.
+# ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
+# shellcheck disable=SC2015
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "not root: tbench-sweep needs network namespaces and ethtool -K"
+for p in ip ethtool jq gnuplot; do
+	command -v "$p" >/dev/null || skip "$p not installed (apt-get install iproute2 ethtool jq gnuplot-nox)"
+done
+probe="tbsweep-probe-$$"
+ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace here (ip netns add failed)"
+ip netns del "$probe"
+
+SWEEP="$SRCDIR/scripts/tbench-sweep"
+PLOT="$SRCDIR/scripts/tbench-plot"
+export TBENCH_STATS="${top_builddir:-.}/tbench-stats"
+TBENCH="$(cd "$(dirname "$TBENCH")" && pwd)/$(basename "$TBENCH")"
+export TBENCH
+
+# A backend that crosses lo (tcp) when there is one; else pipe and nop with
+# --all-offloads, so that on/off still happens on the namespace's lo.
+if "$TBENCH" -b help | grep -q '^  tcp '; then
+	BACKENDS=pipe,tcp
+	FORCE=()
+	NET=tcp
+else
+	BACKENDS=pipe,nop
+	FORCE=(--all-offloads)
+	NET=pipe
+fi
+
+lo_before="$(ethtool -k lo)"
+
+# Sweeps run as background jobs with job control on: a non-interactive shell
+# starts background commands with SIGINT ignored (and a script cannot trap a
+# signal ignored on entry), so without "set -m" there would be no Ctrl-C to
+# test. The PIDs name the sweeps' namespaces (tbsweep-PID[-srv|-cli]).
+SWEEP_PIDS=()
+sweep_bg() { # STDOUT STDERR ARGS...
+	local o="$1" e="$2"
+	shift 2
+	set -m
+	"$SWEEP" "$@" >"$o" 2>"$e" &
+	BG_PID=$!
+	set +m
+	SWEEP_PIDS+=("$BG_PID")
+}
+# run_sweep WANT-EXIT WHAT ARGS...: like expect_exit, output in $TL_TMP/out, err
+run_sweep() {
+	local want="$1" what="$2" got=0
+	shift 2
+	sweep_bg "$TL_TMP/out" "$TL_TMP/err" "$@"
+	wait "$BG_PID" || got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok "$what (exit $got)"
+	else
+		not_ok "$what: exit $got, want $want"
+		sed 's/^/    /' "$TL_TMP/err" | head -5
+	fi
+}
+
+# field FILE KEY COLUMN (KEY: the row's first fields joined by commas)
+col_of() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+
+sweep_run() {
+	local out="$TL_TMP/sweep"
+	run_sweep 0 "sweep $BACKENDS, clients 1,2, offload on,off, 2 reps, 2 s" \
+		--backends "$BACKENDS" --clients 1,2 --offload on,off --reps 2 -t 2 --warmup 0 \
+		"${FORCE[@]}" --label test --out "$out"
+	sed 's/^/    /' "$TL_TMP/err" | grep -v '^    $' | head -5 || true
+	local runs="$out/runs.csv"
+	local n_expect
+	if [ "$NET" = tcp ]; then n_expect=12; else n_expect=16; fi  # pipe 2x2 + tcp 2x2x2, or 2x2x2x2
+	[ -f "$runs" ] && ok "runs.csv written" || { not_ok "runs.csv written"; return; }
+	[ "$(tail -n +2 "$runs" | wc -l)" -eq "$n_expect" ] && ok "$n_expect rows" ||
+		not_ok "$n_expect rows (got $(tail -n +2 "$runs" | wc -l))"
+	check "header" grep -qx 'backend,clients,offload,rep,dev,tso,gso,gro,status,exit_code,mb_per_sec,ops_per_sec,avg_ms,p99_ms,clients_user_s,clients_system_s,server_user_s,server_system_s,cpu_us_per_mb,execute_s,started,json,error' "$runs"
+	# A run the backend failed is recorded as failed (exit status, error) and
+	# the sweep goes on: that is the sweep working. pipe must not fail.
+	awk -F, 'NR > 1 && !($9 == "ok" && $10 == 0 && $11 > 0 && $12 > 0 && $19 > 0 && $20 > 1) &&
+		!($9 == "failed" && $10 != 0 && $23 != "") { bad++ }
+		END { exit bad > 0 }' "$runs" && ok "every run ok with MB/sec, ops/sec, CPU per MB, or failed with its reason" ||
+		{ not_ok "every run ok or failed with its reason"; cat "$runs"; }
+	awk -F, 'NR > 1 && $1 == "pipe" && $9 != "ok" { bad = 1 } END { exit bad }' "$runs" &&
+		ok "pipe runs ok" || not_ok "pipe runs ok"
+	awk -F, 'NR > 1 && $9 != "ok" { print "# note: failed run (the backend, not the sweep): " $1 " clients=" $2 " offload=" $3 " rep " $4 ": " $23 }' "$runs"
+	# interleaved: all of rep 1 before any of rep 2
+	awk -F, 'NR > 1 { if ($4 < last) bad = 1; last = $4 } END { exit bad }' "$runs" &&
+		ok "reps interleaved (rep 1 of every point first)" || not_ok "reps interleaved"
+	# read-back offloads: on rows say on, off rows say off, inside the namespace
+	local on off
+	on="$(awk -F, -v b="$NET" '$1 == b && $3 == "on" { print $5, $6, $7 }' "$runs" | sort -u)"
+	off="$(awk -F, -v b="$NET" '$1 == b && $3 == "off" { print $5, $6, $7 }' "$runs" | sort -u)"
+	[ "$on" = "lo on on" ] && ok "offload=on read back as tso on, gso on (lo)" || not_ok "offload=on read back: '$on'"
+	[ "$off" = "lo off off" ] && ok "offload=off read back as tso off, gso off (lo)" || not_ok "offload=off read back: '$off'"
+	if [ "$NET" = tcp ]; then
+		awk -F, '$1 == "pipe" && !($3 == "n/a" && $6 == "n/a") { bad = 1 } END { exit bad }' "$runs" &&
+			ok "pipe runs once per point, offload n/a" || not_ok "pipe offload n/a"
+	fi
+	# raw JSON of every run
+	local missing=0 j
+	while IFS= read -r j; do
+		jq -e '.result.status == "ok"' "$out/$j" >/dev/null 2>&1 || missing=$((missing + 1))
+	done < <(awk -F, 'NR > 1 { print $22 }' "$runs")
+	[ "$missing" -eq 0 ] && ok "raw --json of every run kept" || not_ok "$missing raw JSON files missing or bad"
+	# summary
+	local pts
+	if [ "$NET" = tcp ]; then pts=6; else pts=8; fi
+	[ "$(tail -n +2 "$out/summary.csv" | wc -l)" -eq "$pts" ] && ok "summary.csv: $pts points" || not_ok "summary.csv: $pts points"
+	local ncol
+	local fcol
+	ncol="$(col_of "$out/summary.csv" n)"
+	fcol="$(col_of "$out/summary.csv" n_failed)"
+	awk -F, -v c="$ncol" -v f="$fcol" 'NR > 1 && $c + $f != 2 { bad = 1 } END { exit bad }' "$out/summary.csv" &&
+		ok "summary: n + n_failed = 2 everywhere" || not_ok "summary: n + n_failed = 2 everywhere"
+	check "meta.json" jq -e '.status == "complete" and (.host.kernel | length > 0) and (.host.cpu_model | length > 0)
+		and .host.cores_online > 0 and .host.memory_kb > 0 and (.tbench.version | test("tbench"))
+		and (.tbench.git_revision | length > 0) and (.command | test("--label test"))
+		and (.start | length > 0) and (.end | length > 0)
+		and (.devices[0].device == "lo") and (.devices[0].offload_flags_at_start["tcp-segmentation-offload"] | length > 0)' \
+		"$out/meta.json"
+	ls "$out"/*.tmp.* >/dev/null 2>&1 && not_ok "temporary files left behind" || ok "no temporary files left"
+
+	# plots
+	expect_exit 0 "tbench-plot" "$PLOT" "$out"
+	local png
+	for png in throughput cpu; do
+		if [ "$(head -c 8 "$out/$png.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+			[ "$(stat -c %s "$out/$png.png")" -gt 15000 ]; then
+			ok "$png.png: PNG, $(stat -c %s "$out/$png.png") bytes"
+		else
+			not_ok "$png.png: a PNG over 15 kB"
+		fi
+		grep -q '<svg' "$out/$png.svg" && ok "$png.svg" || not_ok "$png.svg"
+	done
+	if [ "$NET" = pipe ]; then
+		[ -s "$out/cost.png" ] && ok "cost.png (nop in the sweep)" || not_ok "cost.png"
+	fi
+}
+
+host_untouched() {
+	[ "$(ethtool -k lo)" = "$lo_before" ] && ok "host lo offloads unchanged" ||
+		not_ok "host lo offloads changed: $(diff <(echo "$lo_before") <(ethtool -k lo) | head -4)"
+	local p n left=""
+	for p in "${SWEEP_PIDS[@]}"; do
+		for n in "tbsweep-$p" "tbsweep-$p-srv" "tbsweep-$p-cli"; do
+			[ ! -e "/run/netns/$n" ] || left="$left $n"
+		done
+	done
+	[ -z "$left" ] && ok "no namespace left behind (${#SWEEP_PIDS[@]} sweeps)" || not_ok "namespaces left:$left"
+}
+
+resume() {
+	local out="$TL_TMP/resume" rc=0 pid
+	# 2 backends x 2 client counts x 2 reps = 8 short runs; interrupted after 3
+	sweep_bg "$TL_TMP/r1.out" "$TL_TMP/r1.err" --backends pipe,nop --clients 1,2 --reps 2 -t 1 --warmup 0 \
+		--out "$out"
+	pid=$BG_PID
+	local _
+	for _ in $(seq 300); do
+		[ -f "$out/runs.csv" ] && [ "$(tail -n +2 "$out/runs.csv" | wc -l)" -ge 3 ] && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit $rc, want 130"
+	grep -q 'interrupted' "$TL_TMP/r1.err" && ok "says interrupted" || not_ok "says interrupted"
+	host_untouched
+	local done_rows
+	done_rows="$(tail -n +2 "$out/runs.csv" | wc -l)"
+	[ "$done_rows" -ge 3 ] && [ "$done_rows" -lt 8 ] && ok "finished runs kept: $done_rows of 8" ||
+		not_ok "finished runs kept: $done_rows of 8"
+	check "meta.json says interrupted" jq -e '.status == "interrupted"' "$out/meta.json"
+	awk -F, 'NR > 1 && $9 != "ok" { bad = 1 } END { exit bad }' "$out/runs.csv" &&
+		ok "no half-finished run recorded" || not_ok "no half-finished run recorded"
+	ls "$out"/runs/*.part >/dev/null 2>&1 && not_ok ".part files left" || ok "no .part files left"
+	cp "$out/runs.csv" "$TL_TMP/before.csv"
+
+	run_sweep 0 "--resume" --backends pipe,nop --clients 1,2 --reps 2 -t 1 --warmup 0 \
+		--out "$out" --resume
+	grep -q "$((8 - done_rows)) of 8 runs to do" "$TL_TMP/out" && ok "--resume runs only the $((8 - done_rows)) missing" ||
+		not_ok "--resume runs only the missing: $(grep 'runs to do' "$TL_TMP/out")"
+	[ "$(tail -n +2 "$out/runs.csv" | wc -l)" -eq 8 ] && ok "8 rows after resume" || not_ok "8 rows after resume"
+	[ "$(head -n "$((done_rows + 1))" "$out/runs.csv")" = "$(cat "$TL_TMP/before.csv")" ] &&
+		ok "finished rows intact" || not_ok "finished rows intact"
+	[ "$(tail -n +2 "$out/runs.csv" | cut -d, -f1-4 | sort | uniq -d | wc -l)" -eq 0 ] &&
+		ok "no run twice" || not_ok "no run twice"
+	check "meta.json: complete, two sessions" jq -e '.status == "complete" and (.sessions | length) == 2
+		and .sessions[0].status == "interrupted"' "$out/meta.json"
+	expect_exit 1 "a second sweep into the same --out is refused" \
+		"$SWEEP" --backends pipe --clients 1 --reps 1 -t 1 --out "$out"
+	run_sweep 0 "--resume when nothing is missing" --backends pipe,nop --clients 1,2 --reps 2 \
+		-t 1 --warmup 0 --out "$out" --resume
+	grep -q 'nothing left to do' "$TL_TMP/out" && ok "nothing left to do" || not_ok "nothing left to do"
+}
+
+usage() {
+	expect_exit 0 "--help" "$SWEEP" --help
+	expect_exit 2 "unknown backend" "$SWEEP" --backends pipe,nosuch
+	expect_exit 2 "bad client list" "$SWEEP" --clients 1,x
+	expect_exit 2 "bad offload" "$SWEEP" --offload maybe
+	expect_exit 2 "--dev without --server" "$SWEEP" --dev eth0
+	expect_exit 0 "--dry-run" "$SWEEP" --backends pipe,"$NET" --clients 1..8 --reps 2 -n
+	grep -q '^\[1/' "$TL_TMP/out" && grep -q 'clients=8' "$TL_TMP/out" && ok "1..8 doubles up to 8" ||
+		not_ok "1..8 doubles up to 8"
+}
+
+usage
+sweep_run
+host_untouched
+resume
+host_untouched
+tl_done
