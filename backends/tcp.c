@@ -79,7 +79,9 @@ static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
 	struct errbuf why;
 
 	if (server_listen(&sc, &r->srv, &why) < 0)
-		return err_set(err, "tcp: starting tbench's own server: %s", why.msg);
+		return err_set(err, "tcp: starting tbench's own server: %s%s", why.msg,
+			       cfg->port ? " (to use a tbench_srv already on that port, give "
+			       "SERVER: 127.0.0.1)" : "");
 	if (server_start(r->srv, &why) < 0)
 		return err_set(err, "tcp: %s", why.msg);
 	snprintf(port, portlen, "%u", server_port(r->srv));
