@@ -4,39 +4,38 @@
  * request/response exchange, without any network stack. */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
+#include "companion.h"
 #include "wire.h"
 
 struct pipe_conn {
 	int to_server[2];     /* client writes [1], server reads [0] */
 	int from_server[2];   /* server writes [1], client reads [0] */
-	pid_t server_pid;     /* --processes */
-	pthread_t server_thread;
+	struct companion server;
 	char peer[32];
 	uint8_t buf[WIRE_LIMIT];
 };
 
-static void serve(struct pipe_conn *c)
+static void serve(void *arg)
 {
+	struct pipe_conn *c = arg;
 	struct errbuf err;
 
 	if (wire_serve(c->to_server[0], c->from_server[1], &err) < 0)
 		fprintf(stderr, "tbench: %s: %s\n", c->peer, err.msg);
 }
 
-static void *server_thread(void *arg)
+static void drop_client_side(void *arg)
 {
-	serve(arg);
-	return NULL;
+	struct pipe_conn *c = arg;
+
+	close(c->to_server[1]);
+	close(c->from_server[0]);
 }
 
 /* Room for the largest frame, so a request goes in with one write. */
@@ -45,30 +44,14 @@ static void grow_pipe(int fd)
 	(void)fcntl(fd, F_SETPIPE_SZ, 128 * 1024);  /* best effort: 64 KiB works too */
 }
 
-static int start_server(struct pipe_conn *c, bool as_process, struct errbuf *err)
+static void close_pipes(struct pipe_conn *c)
 {
-	if (!as_process) {
-		int rc = pthread_create(&c->server_thread, NULL, server_thread, c);
-		if (rc) {
-			errno = rc;
-			return err_errno(err, "pipe: starting %s thread", c->peer);
-		}
-		return 0;
+	for (int i = 0; i < 2; i++) {
+		if (c->to_server[i] >= 0)
+			close(c->to_server[i]);
+		if (c->from_server[i] >= 0)
+			close(c->from_server[i]);
 	}
-	c->server_pid = fork();
-	if (c->server_pid < 0)
-		return err_errno(err, "pipe: forking %s", c->peer);
-	if (c->server_pid == 0) {
-		signal(SIGINT, SIG_IGN);   /* the parent coordinates Ctrl-C */
-		close(c->to_server[1]);
-		close(c->from_server[0]);
-		serve(c);
-		_exit(0);
-	}
-	close(c->to_server[0]);
-	close(c->from_server[1]);
-	c->to_server[0] = c->from_server[1] = -1;
-	return 0;
 }
 
 static int pipe_open(void *run, const struct backend_config *cfg, unsigned client,
@@ -79,29 +62,28 @@ static int pipe_open(void *run, const struct backend_config *cfg, unsigned clien
 	(void)run;
 	if (!c)
 		return err_set(err, "pipe: client %u: out of memory", client);
+	c->to_server[0] = c->to_server[1] = c->from_server[0] = c->from_server[1] = -1;
+	c->server = (struct companion){ .serve = serve, .drop_client_side = drop_client_side, .arg = c };
 	snprintf(c->peer, sizeof(c->peer), "pipe server %u", client);
-	if (pipe2(c->to_server, O_CLOEXEC) < 0) {
-		free(c);
-		return err_errno(err, "pipe: client %u: pipe2", client);
-	}
-	if (pipe2(c->from_server, O_CLOEXEC) < 0) {
-		close(c->to_server[0]);
-		close(c->to_server[1]);
-		free(c);
-		return err_errno(err, "pipe: client %u: pipe2", client);
+	if (pipe2(c->to_server, O_CLOEXEC) < 0 || pipe2(c->from_server, O_CLOEXEC) < 0) {
+		err_errno(err, "pipe: client %u: pipe2", client);
+		goto fail;
 	}
 	grow_pipe(c->to_server[1]);
 	grow_pipe(c->from_server[1]);
-	if (start_server(c, cfg->processes, err) < 0) {
-		for (int i = 0; i < 2; i++) {
-			close(c->to_server[i]);
-			close(c->from_server[i]);
-		}
-		free(c);
-		return -1;
+	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0)
+		goto fail;
+	if (companion_is_process(&c->server)) {
+		close(c->to_server[0]);
+		close(c->from_server[1]);
+		c->to_server[0] = c->from_server[1] = -1;
 	}
 	*conn = c;
 	return 0;
+fail:
+	close_pipes(c);
+	free(c);
+	return -1;
 }
 
 static int pipe_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
@@ -112,23 +94,17 @@ static int pipe_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf
 			     c->peer, err);
 }
 
-/* Closing the request pipe is the server's end-of-stream. */
+/* Closing both client ends is the server's end-of-stream; it also frees a
+ * server stuck mid-reply after the client gave up on it. */
 static void pipe_close(void *conn)
 {
 	struct pipe_conn *c = conn;
 
-	/* Closing both client ends also frees a server stuck mid-reply after
-	 * the client gave up on it. */
 	close(c->to_server[1]);
 	close(c->from_server[0]);
-	if (c->server_pid > 0) {
-		while (waitpid(c->server_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	} else {
-		pthread_join(c->server_thread, NULL);
-		close(c->to_server[0]);
-		close(c->from_server[1]);
-	}
+	c->to_server[1] = c->from_server[0] = -1;
+	companion_wait(&c->server);
+	close_pipes(c);
 	free(c);
 }
 

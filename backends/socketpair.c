@@ -7,31 +7,28 @@
  * against `pipe` the cost of sockets over pipes. */
 #include "config.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
+#include "companion.h"
 #include "wire.h"
 
 struct sp_conn {
 	int fd;               /* the client's end */
 	int server_fd;        /* the server's end; -1 in the client once a process has it */
-	pid_t server_pid;     /* --processes */
-	pthread_t server_thread;
+	struct companion server;
 	char peer[40];
 	uint8_t buf[WIRE_LIMIT];
 };
 
 /* A server that gives up shuts its end, so its client sees the end of
  * the stream at once instead of waiting for a reply that never comes. */
-static void serve(struct sp_conn *c)
+static void serve(void *arg)
 {
+	struct sp_conn *c = arg;
 	struct errbuf err;
 
 	if (wire_serve(c->server_fd, c->server_fd, &err) < 0)
@@ -39,34 +36,9 @@ static void serve(struct sp_conn *c)
 	shutdown(c->server_fd, SHUT_RDWR);
 }
 
-static void *server_thread(void *arg)
+static void drop_client_side(void *arg)
 {
-	serve(arg);
-	return NULL;
-}
-
-static int start_server(struct sp_conn *c, bool as_process, struct errbuf *err)
-{
-	if (!as_process) {
-		int rc = pthread_create(&c->server_thread, NULL, server_thread, c);
-		if (rc) {
-			errno = rc;
-			return err_errno(err, "socketpair: starting %s thread", c->peer);
-		}
-		return 0;
-	}
-	c->server_pid = fork();
-	if (c->server_pid < 0)
-		return err_errno(err, "socketpair: forking %s", c->peer);
-	if (c->server_pid == 0) {
-		signal(SIGINT, SIG_IGN);   /* the parent coordinates Ctrl-C */
-		close(c->fd);
-		serve(c);
-		_exit(0);
-	}
-	close(c->server_fd);
-	c->server_fd = -1;
-	return 0;
+	close(((struct sp_conn *)arg)->fd);
 }
 
 static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
@@ -78,6 +50,7 @@ static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
 	(void)run;
 	if (!c)
 		return err_set(err, "socketpair: client %u: out of memory", client);
+	c->server = (struct companion){ .serve = serve, .drop_client_side = drop_client_side, .arg = c };
 	snprintf(c->peer, sizeof(c->peer), "socketpair server %u", client);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		free(c);
@@ -85,11 +58,15 @@ static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
 	}
 	c->fd = sv[0];
 	c->server_fd = sv[1];
-	if (start_server(c, cfg->processes, err) < 0) {
+	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0) {
 		close(sv[0]);
 		close(sv[1]);
 		free(c);
 		return -1;
+	}
+	if (companion_is_process(&c->server)) {
+		close(c->server_fd);
+		c->server_fd = -1;
 	}
 	*conn = c;
 	return 0;
@@ -110,13 +87,9 @@ static void sp_close(void *conn)
 
 	shutdown(c->fd, SHUT_RDWR);
 	close(c->fd);
-	if (c->server_pid > 0) {
-		while (waitpid(c->server_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	} else {
-		pthread_join(c->server_thread, NULL);
+	companion_wait(&c->server);
+	if (c->server_fd >= 0)
 		close(c->server_fd);
-	}
 	free(c);
 }
 

@@ -70,6 +70,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "companion.h"
 #include "wire.h"
 
 /* 18 pipe buffers hold a largest frame (a header page and 17 body pages);
@@ -96,9 +97,7 @@ struct splice_conn {
 	struct splice_end client, server;
 	uint8_t *zeros;
 	size_t zeros_len;
-	pid_t server_pid;     /* --processes */
-	pthread_t server_thread;
-	bool thread_started;
+	struct companion server_task;
 	char peer[32];
 };
 
@@ -269,19 +268,14 @@ static int serve_frames(struct splice_end *e, struct errbuf *err)
 
 /* A server that gives up shuts its end, so its client sees the end of
  * the stream at once instead of waiting for a reply that never comes. */
-static void serve(struct splice_conn *c)
+static void serve(void *arg)
 {
+	struct splice_conn *c = arg;
 	struct errbuf err;
 
 	if (serve_frames(&c->server, &err) < 0)
 		fprintf(stderr, "tbench: %s: %s\n", c->peer, err.msg);
 	shutdown(c->server.sock, SHUT_RDWR);
-}
-
-static void *server_thread(void *arg)
-{
-	serve(arg);
-	return NULL;
 }
 
 static void close_end(struct splice_end *e)
@@ -295,28 +289,18 @@ static void close_end(struct splice_end *e)
 		}
 }
 
+static void drop_client_side(void *arg)
+{
+	close_end(&((struct splice_conn *)arg)->client);
+}
+
 static int start_server(struct splice_conn *c, bool as_process, struct errbuf *err)
 {
-	if (!as_process) {
-		int rc = pthread_create(&c->server_thread, NULL, server_thread, c);
-		if (rc) {
-			errno = rc;
-			return err_errno(err, "splice: starting %s thread", c->peer);
-		}
-		c->thread_started = true;
-		return 0;
-	}
-	c->server_pid = fork();
-	if (c->server_pid < 0)
-		return err_errno(err, "splice: forking %s", c->peer);
-	if (c->server_pid == 0) {
-		signal(SIGINT, SIG_IGN);   /* the parent coordinates Ctrl-C */
-		signal(SIGPIPE, SIG_IGN);  /* a vanished client is an error to log */
-		close_end(&c->client);     /* or the client's close would not be seen */
-		serve(c);
-		_exit(0);
-	}
-	close_end(&c->server);
+	c->server_task = (struct companion){ .serve = serve, .drop_client_side = drop_client_side, .arg = c };
+	if (companion_start(&c->server_task, as_process, c->peer, err) < 0)
+		return -1;
+	if (companion_is_process(&c->server_task))
+		close_end(&c->server);
 	return 0;
 }
 
@@ -485,12 +469,7 @@ static void splice_close(void *conn)
 
 	shutdown(c->client.sock, SHUT_RDWR);
 	close_end(&c->client);
-	if (c->server_pid > 0) {
-		while (waitpid(c->server_pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	} else if (c->thread_started) {
-		pthread_join(c->server_thread, NULL);
-	}
+	companion_wait(&c->server_task);
 	conn_free(c);
 }
 

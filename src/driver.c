@@ -18,7 +18,7 @@
 #include "shared.h"
 
 #define POLL_NS       100000000ull   /* how often the driver looks */
-#define STOP_GRACE_NS 2000000000ull  /* clients must stop within it after the end */
+#define STOP_GRACE_NS 10000000000ull /* clients must stop within it after the end, even on a loaded machine */
 
 static volatile sig_atomic_t stop_requested;
 

@@ -1,0 +1,30 @@
+/* A client's private server: a thread of this process, or a forked process
+ * with --processes. The pipe, socketpair and splice backends each bring one
+ * per client; this is the one place that starts and reaps them. */
+#ifndef TBENCH_COMPANION_H
+#define TBENCH_COMPANION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+struct companion {
+	void (*serve)(void *arg);             /* the server's whole life */
+	void (*drop_client_side)(void *arg);  /* in a forked server: close the client's fds */
+	void *arg;
+	pid_t pid;                            /* > 0: a process */
+	pthread_t thread;
+	bool running;
+};
+
+/* `name` ("pipe server 3") is for errors. After a process start the caller
+ * closes its own copies of the server's fds (companion_is_process()). */
+int companion_start(struct companion *cp, bool as_process, const char *name, struct errbuf *err);
+static inline bool companion_is_process(const struct companion *cp) { return cp->pid > 0; }
+/* Waits for the server to end: the caller has already closed the client's
+ * side, which is the server's end-of-stream. */
+void companion_wait(struct companion *cp);
+
+#endif
