@@ -40,8 +40,7 @@ static int client_fail(struct client *c, const struct op *op, const struct errbu
 static int wait_for_start(struct client *c)
 {
 	atomic_store(&c->slot->state, SLOT_READY);
-	while (atomic_load(&c->sh->phase) == PHASE_SETUP)
-		sleep_ns(100000);
+	phase_wait_while(c->sh, PHASE_SETUP);
 	return atomic_load(&c->sh->phase) == PHASE_DONE ? -1 : 0;
 }
 

@@ -171,7 +171,7 @@ static enum run_status run_phases(struct driver *d)
 
 	d->t0 = d->exec_start = now_ns();
 	atomic_store(&d->sh->start_ns, d->t0);
-	atomic_store(&d->sh->phase, phase);
+	phase_set(d->sh, phase);
 	for (uint64_t next_tick = d->t0 + 1000000000u;;) {
 		uint64_t now = now_ns();
 		uint64_t wake = next_tick < now + POLL_NS ? next_tick : now + POLL_NS;
@@ -201,7 +201,7 @@ static enum run_status run_phases(struct driver *d)
 		if (phase == PHASE_WARMUP && now >= d->t0 + warmup_ns) {
 			phase = PHASE_EXECUTE;
 			d->exec_start = now;
-			atomic_store(&d->sh->phase, phase);
+			phase_set(d->sh, phase);
 		}
 	}
 }
@@ -213,7 +213,7 @@ static int stop_clients(struct driver *d)
 	uint64_t deadline = now_ns() + STOP_GRACE_NS;
 	int stuck = 0;
 
-	atomic_store(&d->sh->phase, PHASE_DONE);
+	phase_set(d->sh, PHASE_DONE);
 	while (count_state(d, 0) < d->started && now_ns() < deadline) {
 		reap_dead(d);
 		sleep_ns(1000000);

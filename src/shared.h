@@ -3,8 +3,12 @@
 #ifndef TBENCH_SHARED_H
 #define TBENCH_SHARED_H
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "driver.h"
 
@@ -29,6 +33,21 @@ struct shared {
 	char error[600];
 	struct slot slot[];
 };
+
+/* The phase word is also a futex: clients waiting for the start sleep on it
+ * (threads and forked processes alike, as the mapping is shared) instead of
+ * polling, so hundreds of waiting clients cost nothing. */
+static inline void phase_wait_while(struct shared *sh, int phase)
+{
+	while (atomic_load(&sh->phase) == phase)
+		syscall(SYS_futex, &sh->phase, FUTEX_WAIT, phase, NULL, NULL, 0);
+}
+
+static inline void phase_set(struct shared *sh, int phase)
+{
+	atomic_store(&sh->phase, phase);
+	syscall(SYS_futex, &sh->phase, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
 
 /* client.c: everything one client does, in its own thread or process. */
 int client_main(const struct run_config *cfg, void *backend_run,
