@@ -41,8 +41,8 @@ bad_loadfiles() {
 output_format() {
 	expect_exit 0 "pipe, 3 clients, 2 s" "$TBENCH" -b pipe 3 -t 2 --warmup 1 --json "$TL_TMP/run.json"
 	local out="$TL_TMP/out"
-	check "warmup progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  warmup +1 sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
-	check "execute progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  execute +1 sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
+	check "warmup progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  warmup +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
+	check "execute progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  execute +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
 	check "cleanup line" grep -Eq '^   3  cleanup +[0-9]+ sec$' "$out"
 	# mmtests: $3 (MB/sec) and $6 (seconds) of the execute lines.
 	check "mmtests fields \$3 and \$6" awk '/execute/ { if ($3 + 0 <= 0 || $6 != int($6)) bad = 1; n++ } END { exit (n == 0 || bad) }' "$out"

@@ -81,7 +81,7 @@ static void run_timed(const char *name, unsigned n, bool processes)
 	CHECK(driver_run(&cfg, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s timed: %s\n", name, res.error);
-	CHECK(res.execute_secs >= 0.45 && res.execute_secs < 1.5);
+	CHECK(res.execute_secs >= 0.45 && res.execute_secs < 10);  /* ended by the limit, even on a loaded machine */
 	CHECK(res.bytes > 0 && res.bytes <= res.bytes_all);
 	uint64_t sum = 0;
 	for (unsigned i = 0; res.clients && i < n; i++) {
@@ -171,7 +171,7 @@ static void server_hangs_up(const char *name, bool processes)
 	cfg.timelimit = 30;
 	uint64_t t = now_ns();
 	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
-	CHECK((now_ns() - t) / 1e9 < 5);   /* not the 30 s time limit */
+	CHECK((now_ns() - t) / 1e9 < 20);   /* not the 30 s time limit, even on a loaded machine */
 	snprintf(peer, sizeof(peer), "%s server ", name);
 	CHECK(strstr(res.error, peer) != NULL);
 	CHECK(strstr(res.error, "client ") != NULL);

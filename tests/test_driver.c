@@ -58,7 +58,7 @@ static void run_timed(const char *backend, unsigned n, bool processes)
 	CHECK(driver_run(&cfg, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s: %s\n", backend, res.error);
-	CHECK(res.execute_secs >= 0.55 && res.execute_secs < 1.5);
+	CHECK(res.execute_secs >= 0.55 && res.execute_secs < 10);  /* ended by the limit, even on a loaded machine */
 	CHECK(res.total_secs >= res.execute_secs);
 	CHECK(res.bytes > 0 && res.bytes <= res.bytes_all);
 	uint64_t sum = 0;
@@ -108,7 +108,7 @@ static void run_failing(bool processes, bool in_open)
 	calls = 0;
 	uint64_t t = now_ns();
 	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
-	CHECK((now_ns() - t) / 1e9 < 5);   /* not the 30 s time limit */
+	CHECK((now_ns() - t) / 1e9 < 20);   /* not the 30 s time limit, even on a loaded machine */
 	if (in_open) {
 		CHECK(strstr(res.error, "client 2: flaky: refused") != NULL);
 	} else if (!processes) {
