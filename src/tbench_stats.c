@@ -52,6 +52,16 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
+/* Free n strings and the array holding them. */
+static void strv_free(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* ---- CSV ------------------------------------------------------------------ */
 
 struct table {
@@ -129,16 +139,30 @@ static void table_read(struct table *t, const char *path)
 			t->ncols = n;
 			continue;
 		}
-		if (n != t->ncols)
+		if (n != t->ncols) {
+			strv_free(fields, n);
 			die(2, "%s:%zu: %zu fields, the header has %zu", path, lineno, n, t->ncols);
+		}
 		if (t->nrows == rcap)
 			t->rows = xrealloc(t->rows, (rcap = rcap ? 2 * rcap : 64) * sizeof(*t->rows));
 		t->rows[t->nrows++] = fields;
 	}
 	free(line);
+	if (ferror(f))
+		die(2, "%s: %s", path, strerror(errno));
 	fclose(f);
 	if (!t->head)
 		die(2, "%s: empty (no header line)", path);
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		strv_free(t->rows[r], t->ncols);
+	free(t->rows);
+	strv_free(t->head, t->ncols);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
 }
 
 static int col(const struct table *t, const char *name)
@@ -170,6 +194,13 @@ static double num(const char *s)
 	return v;
 }
 
+/* A count field: a non-negative number, else 0. */
+static size_t count(const char *s)
+{
+	double v = num(s);
+	return v >= 0 && v < 1e15 ? (size_t)v : 0;
+}
+
 struct list {
 	size_t n;
 	char **v;
@@ -185,6 +216,13 @@ static struct list split_list(const char *s)
 	}
 	free(copy);
 	return l;
+}
+
+static void list_free(struct list *l)
+{
+	strv_free(l->v, l->n);
+	l->v = NULL;
+	l->n = 0;
 }
 
 /* CSV field out: quoted only when it must be. */
@@ -229,6 +267,22 @@ struct summary {
 	struct point *p;
 };
 
+/* The points' keys and carried values are not owned (they point
+ * into the table read, or are literals): only the arrays are freed. */
+static void summary_free(struct summary *s)
+{
+	for (size_t p = 0; p < s->npoints; p++) {
+		free(s->p[p].key);
+		free(s->p[p].carry);
+		free(s->p[p].m);
+	}
+	free(s->p);
+	strv_free(s->keys, s->nkeys);
+	strv_free(s->carry, s->ncarry);
+	strv_free(s->metrics, s->nmetrics);
+	memset(s, 0, sizeof(*s));
+}
+
 static const struct table *sort_table;
 static const int *sort_keycols;
 static size_t sort_nkeys;
@@ -270,7 +324,96 @@ static int is_ok_row(const struct table *t, int status_col, size_t r)
 	return status_col < 0 || strcmp(t->rows[r][status_col], "ok") == 0;
 }
 
-/* Group the runs of t by the key columns and summarize every metric present. */
+/* The names of l that are columns of t, as owned copies in *names, their
+ * indices in cols[]; a missing one is an error when required, else skipped. */
+static size_t pick_cols(const struct table *t, const struct list *l, int required,
+			char ***names, int *cols)
+{
+	size_t n = 0;
+
+	*names = xrealloc(NULL, l->n * sizeof(char *));
+	for (size_t i = 0; i < l->n; i++) {
+		int c = required ? need_col(t, l->v[i]) : col(t, l->v[i]);
+		if (c < 0)
+			continue;
+		cols[n] = c;
+		(*names)[n++] = xstrdup(l->v[i]);
+	}
+	return n;
+}
+
+/* The index of the point of row r, a new one if its keys are new. */
+static size_t point_of(struct summary *s, const struct table *t, size_t r, const int *kc)
+{
+	size_t p, k;
+
+	for (p = 0; p < s->npoints; p++) {
+		for (k = 0; k < s->nkeys; k++)
+			if (strcmp(s->p[p].key[k], t->rows[r][kc[k]]) != 0)
+				break;
+		if (k == s->nkeys)
+			return p;
+	}
+	s->p = xrealloc(s->p, (s->npoints + 1) * sizeof(*s->p));
+	struct point *np = &s->p[s->npoints++];
+	memset(np, 0, sizeof(*np));
+	np->key = xrealloc(NULL, s->nkeys * sizeof(char *));
+	for (k = 0; k < s->nkeys; k++)
+		np->key[k] = t->rows[r][kc[k]];
+	np->carry = xrealloc(NULL, s->ncarry * sizeof(char *));
+	for (size_t c = 0; c < s->ncarry; c++)
+		np->carry[c] = NULL;
+	np->m = xrealloc(NULL, s->nmetrics * sizeof(*np->m));
+	return p;
+}
+
+/* Carried columns of an ok row: the common value, or "mixed". */
+static void carry_row(struct point *pt, const struct summary *s, const struct table *t,
+		      size_t r, const int *cc)
+{
+	for (size_t c = 0; c < s->ncarry; c++) {
+		const char *v = t->rows[r][cc[c]];
+		if (!pt->carry[c])
+			pt->carry[c] = (char *)v;
+		else if (strcmp(pt->carry[c], v) != 0)
+			pt->carry[c] = "mixed";
+	}
+}
+
+/* Mean, sd and interval of column mc over the ok rows of point p. */
+static struct metric_sum sum_metric(const struct table *t, const size_t *rowpoint, size_t p,
+				    int mc, int status)
+{
+	struct stats_acc a;
+	struct metric_sum ms;
+
+	stats_init(&a);
+	for (size_t r = 0; r < t->nrows; r++) {
+		double v;
+		if (rowpoint[r] == p && is_ok_row(t, status, r) && !isnan(v = num(t->rows[r][mc])))
+			stats_add(&a, v);
+	}
+	ms.n = a.n;
+	ms.mean = a.n ? a.mean : NAN;
+	ms.sd = a.n > 1 ? stats_sd(&a) : NAN;
+	ms.ci = stats_ci_half(ms.sd, a.n, CONF);
+	return ms;
+}
+
+static void sort_points(struct summary *s, const struct table *t, const int *kc)
+{
+	if (s->npoints < 2)
+		return;         /* s->p may be NULL: never pass it to qsort */
+	sort_table = t;
+	sort_keycols = kc;
+	sort_nkeys = s->nkeys;
+	qsort(s->p, s->npoints, sizeof(*s->p), cmp_point);
+	sort_table = NULL;
+	sort_keycols = NULL;
+}
+
+/* Group the runs of t by the key columns and summarize every metric present.
+ * The points' keys and carried values point into t: free s before t. */
 static void summarize_runs(const struct table *t, const char *keys, const char *metrics,
 			   struct summary *s)
 {
@@ -278,88 +421,37 @@ static void summarize_runs(const struct table *t, const char *keys, const char *
 	int *kc = xrealloc(NULL, kl.n * sizeof(int));
 	int *mc = xrealloc(NULL, ml.n * sizeof(int));
 	int *cc = xrealloc(NULL, cl.n * sizeof(int));
+	size_t *rowpoint = xrealloc(NULL, t->nrows * sizeof(size_t));
 	int status = col(t, "status");
 
 	memset(s, 0, sizeof(*s));
-	s->keys = kl.v;
-	for (size_t k = 0; k < kl.n; k++)
-		kc[k] = need_col(t, kl.v[k]);
-	s->nkeys = kl.n;
-	s->metrics = xrealloc(NULL, ml.n * sizeof(char *));
-	for (size_t m = 0; m < ml.n; m++)
-		if ((mc[s->nmetrics] = col(t, ml.v[m])) >= 0)
-			s->metrics[s->nmetrics++] = ml.v[m];
-	s->carry = xrealloc(NULL, cl.n * sizeof(char *));
-	for (size_t c = 0; c < cl.n; c++)
-		if ((cc[s->ncarry] = col(t, cl.v[c])) >= 0)
-			s->carry[s->ncarry++] = cl.v[c];
+	s->nkeys = pick_cols(t, &kl, 1, &s->keys, kc);
+	s->nmetrics = pick_cols(t, &ml, 0, &s->metrics, mc);
+	s->ncarry = pick_cols(t, &cl, 0, &s->carry, cc);
+	list_free(&kl);
+	list_free(&ml);
+	list_free(&cl);
 
-	/* rowpoint[r]: index of the point of row r */
-	size_t *rowpoint = xrealloc(NULL, t->nrows * sizeof(size_t));
 	for (size_t r = 0; r < t->nrows; r++) {
-		size_t p;
-		for (p = 0; p < s->npoints; p++) {
-			size_t k;
-			for (k = 0; k < s->nkeys; k++)
-				if (strcmp(s->p[p].key[k], t->rows[r][kc[k]]) != 0)
-					break;
-			if (k == s->nkeys)
-				break;
-		}
-		if (p == s->npoints) {
-			s->p = xrealloc(s->p, (s->npoints + 1) * sizeof(*s->p));
-			struct point *np = &s->p[s->npoints++];
-			memset(np, 0, sizeof(*np));
-			np->key = xrealloc(NULL, s->nkeys * sizeof(char *));
-			for (size_t k = 0; k < s->nkeys; k++)
-				np->key[k] = t->rows[r][kc[k]];
-			np->carry = xrealloc(NULL, s->ncarry * sizeof(char *));
-			for (size_t c = 0; c < s->ncarry; c++)
-				np->carry[c] = NULL;
-			np->m = xrealloc(NULL, s->nmetrics * sizeof(*np->m));
-		}
-		rowpoint[r] = p;
+		size_t p = rowpoint[r] = point_of(s, t, r, kc);
 		if (!is_ok_row(t, status, r)) {
 			s->p[p].n_failed++;
 			continue;
 		}
 		s->p[p].n_ok++;
-		for (size_t c = 0; c < s->ncarry; c++) {
-			const char *v = t->rows[r][cc[c]];
-			if (!s->p[p].carry[c])
-				s->p[p].carry[c] = (char *)v;
-			else if (strcmp(s->p[p].carry[c], v) != 0)
-				s->p[p].carry[c] = "mixed";
-		}
+		carry_row(&s->p[p], s, t, r, cc);
 	}
 	for (size_t p = 0; p < s->npoints; p++) {
 		for (size_t c = 0; c < s->ncarry; c++)
 			if (!s->p[p].carry[c])
 				s->p[p].carry[c] = "";
-		for (size_t m = 0; m < s->nmetrics; m++) {
-			struct stats_acc a;
-			stats_init(&a);
-			for (size_t r = 0; r < t->nrows; r++) {
-				double v;
-				if (rowpoint[r] == p && is_ok_row(t, status, r) &&
-				    !isnan(v = num(t->rows[r][mc[m]])))
-					stats_add(&a, v);
-			}
-			struct metric_sum *ms = &s->p[p].m[m];
-			ms->n = a.n;
-			ms->mean = a.n ? a.mean : NAN;
-			ms->sd = a.n > 1 ? stats_sd(&a) : NAN;
-			ms->ci = stats_ci_half(ms->sd, a.n, CONF);
-		}
+		for (size_t m = 0; m < s->nmetrics; m++)
+			s->p[p].m[m] = sum_metric(t, rowpoint, p, mc[m], status);
 	}
-	sort_table = t;
-	sort_keycols = kc;
-	sort_nkeys = s->nkeys;
-	qsort(s->p, s->npoints, sizeof(*s->p), cmp_point);
+	sort_points(s, t, kc);
 	free(rowpoint);
 	free(cc);
 	free(mc);
-	/* kc stays referenced by nothing after sorting */
 	free(kc);
 }
 
@@ -394,9 +486,8 @@ static void summary_from_table(const struct table *t, const char *keys, const ch
 		p->key = xrealloc(NULL, kl.n * sizeof(char *));
 		for (size_t k = 0; k < kl.n; k++)
 			p->key[k] = t->rows[r][kc[k]];
-		double n = num(t->rows[r][nc]);
-		p->n_ok = isnan(n) ? 0 : (size_t)n;
-		p->n_failed = fc >= 0 && !isnan(num(t->rows[r][fc])) ? (size_t)num(t->rows[r][fc]) : 0;
+		p->n_ok = count(t->rows[r][nc]);
+		p->n_failed = fc >= 0 ? count(t->rows[r][fc]) : 0;
 		p->m = xrealloc(NULL, sizeof(*p->m));
 		p->m[0].n = p->n_ok;
 		p->m[0].mean = num(t->rows[r][mc[0]]);
@@ -541,6 +632,8 @@ static int cmd_summarize(int argc, char **argv)
 		}
 		fputc('\n', o);
 	}
+	summary_free(&s);
+	table_free(&t);
 	if (fflush(o) || ferror(o))
 		die(1, "writing: %s", strerror(errno));
 	return 0;
@@ -784,6 +877,11 @@ static int cmd_compare(int argc, char **argv)
 		fprintf(o, "  (%zu significant: %zu up, %zu down; %zu not)\n", nsig, nup, ndown,
 			ncommon - nsig);
 	}
+	free(ratio);
+	summary_free(&b);
+	summary_free(&a);
+	table_free(&tb);
+	table_free(&ta);
 	if (fflush(o) || ferror(o))
 		die(1, "writing: %s", strerror(errno));
 	return 0;
@@ -806,7 +904,9 @@ static int cmd_cost(int argc, char **argv)
 	if (!file)
 		die(2, "cost: missing SUMMARY.csv, RUNS.csv or DIR");
 	struct list kl = split_list(keys);
-	if (kl.n != 3 || strcmp(kl.v[0], "backend") || strcmp(kl.v[1], "clients"))
+	int bad_keys = kl.n != 3 || strcmp(kl.v[0], "backend") || strcmp(kl.v[1], "clients");
+	list_free(&kl);
+	if (bad_keys)
 		die(2, "cost: --keys must be backend,clients,<setting>");
 
 	struct table t;
@@ -814,7 +914,7 @@ static int cmd_cost(int argc, char **argv)
 	load_any(file, keys, "ops_per_sec", &s, &t);
 
 	FILE *o = stdout;
-	fprintf(o, "backend,clients,%s,cost_us,cost_ci95_us,ops_per_sec,%s_ops_per_sec\n", kl.v[2], base);
+	fprintf(o, "backend,clients,%s,cost_us,cost_ci95_us,ops_per_sec,%s_ops_per_sec\n", s.keys[2], base);
 	for (size_t p = 0; p < s.npoints; p++) {
 		const struct point *pt = &s.p[p];
 		if (strcmp(pt->key[0], base) == 0 || !(pt->m[0].mean > 0))
@@ -850,6 +950,8 @@ static int cmd_cost(int argc, char **argv)
 		put_num(o, on);
 		fputc('\n', o);
 	}
+	summary_free(&s);
+	table_free(&t);
 	if (fflush(o) || ferror(o))
 		die(1, "writing: %s", strerror(errno));
 	return 0;
