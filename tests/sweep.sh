@@ -167,7 +167,13 @@ resume() {
 		[ -f "$out/runs.csv" ] && [ "$(tail -n +2 "$out/runs.csv" | wc -l)" -ge 3 ] && break
 		sleep 0.1
 	done
-	kill -INT "$pid"
+	# Like a user at a terminal: Ctrl-C, and again if nothing happened (a
+	# non-interactive bash can drop a SIGINT sent to it alone while it waits
+	# for a child that did not get one).
+	for _ in 1 2 3; do
+		kill -INT "$pid" 2>/dev/null || break
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break 2; sleep 0.1; done
+	done
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit $rc, want 130"
 	grep -q 'interrupted' "$TL_TMP/r1.err" && ok "says interrupted" || not_ok "says interrupted"
