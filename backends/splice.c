@@ -103,32 +103,18 @@ struct splice_conn {
 
 /* ---- moving bytes ------------------------------------------------------ */
 
-static void iov_advance(struct iovec **v, int *nv, size_t n)
-{
-	while (*nv > 0 && n >= (*v)->iov_len) {
-		n -= (*v)->iov_len;
-		(*v)++;
-		(*nv)--;
-	}
-	if (*nv > 0) {
-		(*v)->iov_base = (char *)(*v)->iov_base + n;
-		(*v)->iov_len -= n;
-	}
-}
-
-/* Everything in the pipe to the socket; `more` corks it (MSG_MORE) while
- * the rest of the frame has yet to enter the pipe. */
-static int pipe_to_socket(struct splice_end *e, size_t len, bool more, const char **call)
+/* All `len` bytes in the pipe out to `to` (the socket or /dev/null). */
+static int pipe_out(struct splice_end *e, int to, size_t len, unsigned flags,
+		    const char *what, const char **call)
 {
 	while (len > 0) {
-		ssize_t n = splice(e->pipe[0], NULL, e->sock, NULL, len,
-				   MOVE | (more ? SPLICE_F_MORE : 0));
+		ssize_t n = splice(e->pipe[0], NULL, to, NULL, len, flags);
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n == 0)
 				errno = EIO;
-			*call = "splice(pipe -> socket)";
+			*call = what;
 			return -1;
 		}
 		len -= (size_t)n;
@@ -157,25 +143,11 @@ static int send_spliced(struct splice_end *e, size_t hdrlen, size_t body, const 
 		}
 		left -= (size_t)n;
 		iov_advance(&v, &nv, (size_t)n);
-		if (pipe_to_socket(e, (size_t)n, left > 0, call) < 0)
+		/* SPLICE_F_MORE corks the socket while the rest of the frame has
+		 * yet to enter the pipe. */
+		if (pipe_out(e, e->sock, (size_t)n, MOVE | (left > 0 ? SPLICE_F_MORE : 0),
+			     "splice(pipe -> socket)", call) < 0)
 			return -1;
-	}
-	return 0;
-}
-
-static int pipe_to_null(struct splice_end *e, size_t len, const char **call)
-{
-	while (len > 0) {
-		ssize_t n = splice(e->pipe[0], NULL, e->devnull, NULL, len, MOVE);
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n == 0)
-				errno = EIO;
-			*call = "splice(pipe -> /dev/null)";
-			return -1;
-		}
-		len -= (size_t)n;
 	}
 	return 0;
 }
@@ -197,7 +169,7 @@ static int drain_spliced(struct splice_end *e, size_t len, const char **call)
 			return -1;
 		}
 		len -= (size_t)n;
-		if (pipe_to_null(e, (size_t)n, call) < 0)
+		if (pipe_out(e, e->devnull, (size_t)n, MOVE, "splice(pipe -> /dev/null)", call) < 0)
 			return -1;
 	}
 	return 0;

@@ -33,12 +33,6 @@ struct tcp_run {
 	char peer[192];              /* "tcp server 127.0.0.1:7003", for errors */
 };
 
-struct tcp_conn {
-	int fd;
-	const char *peer;
-	uint8_t buf[WIRE_LIMIT];
-};
-
 static int parse_port(const char *p, bool may_be_zero)
 {
 	char *end;
@@ -190,7 +184,7 @@ static int tcp_open(void *run, const struct backend_config *cfg, unsigned client
 		    void **conn, struct errbuf *err)
 {
 	struct tcp_run *r = run;
-	struct tcp_conn *c = malloc(sizeof(*c));
+	struct wire_stream *c = malloc(sizeof(*c));
 	int fd = -1;
 
 	(void)cfg;
@@ -210,21 +204,6 @@ static int tcp_open(void *run, const struct backend_config *cfg, unsigned client
 	return 0;
 }
 
-static int tcp_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
-{
-	struct tcp_conn *c = conn;
-
-	return wire_exchange(c->fd, c->fd, c->buf, send, recv, c->peer, err);
-}
-
-static void tcp_close(void *conn)
-{
-	struct tcp_conn *c = conn;
-
-	close(c->fd);
-	free(c);
-}
-
 const struct backend backend_tcp = {
 	.name = "tcp",
 	.summary = "TCP to tbench_srv at SERVER:7003, or to its own server on 127.0.0.1 (default)",
@@ -232,7 +211,7 @@ const struct backend backend_tcp = {
 	.check = tcp_check,
 	.start = tcp_start,
 	.open = tcp_open,
-	.exchange = tcp_exchange,
-	.close = tcp_close,
+	.exchange = wire_stream_exchange,
+	.close = wire_stream_close,
 	.stop = tcp_stop,
 };

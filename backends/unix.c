@@ -33,12 +33,6 @@ struct unix_run {
 	char peer[160];              /* "unix server PATH", for errors */
 };
 
-struct unix_conn {
-	int fd;
-	const char *peer;
-	uint8_t buf[WIRE_LIMIT];
-};
-
 static int unix_check(const struct backend_config *cfg, struct errbuf *err)
 {
 	struct sockopts opts;
@@ -134,7 +128,7 @@ static int unix_open(void *run, const struct backend_config *cfg, unsigned clien
 		     void **conn, struct errbuf *err)
 {
 	struct unix_run *r = run;
-	struct unix_conn *c = malloc(sizeof(*c));
+	struct wire_stream *c = malloc(sizeof(*c));
 
 	(void)cfg;
 	(void)client;   /* the driver puts "client N:" before our errors */
@@ -157,28 +151,13 @@ static int unix_open(void *run, const struct backend_config *cfg, unsigned clien
 	return 0;
 }
 
-static int unix_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
-{
-	struct unix_conn *c = conn;
-
-	return wire_exchange(c->fd, c->fd, c->buf, send, recv, c->peer, err);
-}
-
-static void unix_close(void *conn)
-{
-	struct unix_conn *c = conn;
-
-	close(c->fd);
-	free(c);
-}
-
 const struct backend backend_unix = {
 	.name = "unix",
 	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
 	.check = unix_check,
 	.start = unix_start,
 	.open = unix_open,
-	.exchange = unix_exchange,
-	.close = unix_close,
+	.exchange = wire_stream_exchange,
+	.close = wire_stream_close,
 	.stop = unix_stop,
 };

@@ -53,38 +53,40 @@ double stats_sd_of(const double *x, size_t n)
 	return stats_sd(&a);
 }
 
+enum { CF_MAX_TERMS = 1000 };
+static const double cf_tiny = 1e-300;
+
+/* One Lentz step with coefficient aa: updates c and d, returns the factor
+ * by which the fraction's value changes. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < cf_tiny)
+		*d = cf_tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < cf_tiny)
+		*c = cf_tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction of the incomplete beta function, modified Lentz's
- * method (Numerical Recipes 6.4); converges quickly for x < (a+1)/(a+b+2). */
+ * method (Numerical Recipes 6.4); converges quickly for x < (a+1)/(a+b+2).
+ * Each round takes the even then the odd coefficient. */
 static double betacf(double x, double a, double b)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double eps = 1e-15;
 	double qab = a + b, qap = a + 1, qam = a - 1;
 	double c = 1, d = 1 - qab * x / qap;
 
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < cf_tiny)
+		d = cf_tiny;
 	d = 1 / d;
 	double h = d;
-	for (int m = 1; m <= 1000; m++) {
+	for (int m = 1; m <= CF_MAX_TERMS; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		double del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		double del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

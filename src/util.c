@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 int err_set(struct errbuf *e, const char *fmt, ...)
@@ -38,6 +39,19 @@ void sleep_ns(uint64_t ns)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+void iov_advance(struct iovec **v, int *nv, size_t n)
+{
+	while (*nv > 0 && n >= (*v)->iov_len) {
+		n -= (*v)->iov_len;
+		(*v)++;
+		(*nv)--;
+	}
+	if (*nv > 0) {
+		(*v)->iov_base = (char *)(*v)->iov_base + n;
+		(*v)->iov_len -= n;
+	}
 }
 
 int write_full(int fd, const void *buf, size_t len)

@@ -29,6 +29,10 @@ static inline uint64_t now_ns(void)
 
 void sleep_ns(uint64_t ns);
 
+struct iovec;
+/* Steps an iovec array past `n` bytes that a writev or vmsplice took. */
+void iov_advance(struct iovec **v, int *nv, size_t n);
+
 /* 0 on success; -1 with errno set (errno 0: the peer closed, for read_full). */
 int write_full(int fd, const void *buf, size_t len);
 int read_full(int fd, void *buf, size_t len);

@@ -26,15 +26,7 @@ static int send_frame(int fd, const uint8_t *hdr, size_t hdrlen, size_t total)
 				continue;
 			return -1;
 		}
-		while (n_iov > 0 && (size_t)n >= v->iov_len) {
-			n -= (ssize_t)v->iov_len;
-			v++;
-			n_iov--;
-		}
-		if (n_iov > 0) {
-			v->iov_base = (char *)v->iov_base + n;
-			v->iov_len -= (size_t)n;
-		}
+		iov_advance(&v, &n_iov, (size_t)n);
 	}
 	return 0;
 }
@@ -68,6 +60,21 @@ int wire_exchange(int wfd, int rfd, uint8_t *buf, uint32_t send, uint32_t recv,
 		got += (size_t)n;
 	}
 	return 0;
+}
+
+int wire_stream_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
+{
+	struct wire_stream *c = conn;
+
+	return wire_exchange(c->fd, c->fd, c->buf, send, recv, c->peer, err);
+}
+
+void wire_stream_close(void *conn)
+{
+	struct wire_stream *c = conn;
+
+	close(c->fd);
+	free(c);
 }
 
 /* One complete frame is at `in`: answer it. */

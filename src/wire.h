@@ -21,6 +21,16 @@ extern const uint8_t wire_zeros[WIRE_LIMIT];
 int wire_exchange(int wfd, int rfd, uint8_t *buf, uint32_t send, uint32_t recv,
 		  const char *peer, struct errbuf *err);
 
+/* A client's stream socket to a server of the wire protocol: the conn of
+ * the tcp and unix backends, which differ only in how they connect. */
+struct wire_stream {
+	int fd;
+	const char *peer;
+	uint8_t buf[WIRE_LIMIT];
+};
+int wire_stream_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err);
+void wire_stream_close(void *conn);
+
 /* Server side: answer frames from rfd on wfd until the peer closes.
  * 0 when the peer closed between frames; -1 with err saying why the
  * connection had to end (oversized, truncated or malformed frame). */
