@@ -5,15 +5,14 @@
 # must end with exit 1 within 2 seconds, naming backend, client and peer.
 set -euo pipefail
 
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
 BUILD="${top_builddir:-.}"
-SRC="${top_srcdir:-.}"
-TBENCH="$BUILD/tbench"
 SRV="$BUILD/tbench_srv"
-TINY="$SRC/loadfiles/tiny.txt"
-TMP="$(mktemp -d)"
+TINY="$SRCDIR/loadfiles/tiny.txt"
+TMP="$TL_TMP"
 PIDS=()
-FAILED=0
-COUNT=0
 
 cleanup() {
 	local p
@@ -23,22 +22,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-
-ok() { COUNT=$((COUNT + 1)); echo "ok - $*"; }
-not_ok() { COUNT=$((COUNT + 1)); FAILED=$((FAILED + 1)); echo "not ok - $*"; }
-
-# expect CODE WHAT COMMAND...: the command exits with CODE; its output is in $TMP/out, $TMP/err.
-expect() {
-	local want="$1" what="$2" got=0
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err" || got=$?
-	if [ "$got" -eq "$want" ]; then
-		ok "$what (exit $got)"
-	else
-		not_ok "$what: exit $got, want $want"
-		sed 's/^/    /' "$TMP/err" | head -5
-	fi
-}
 
 # grep_ok WHAT PATTERN FILE
 grep_ok() {
@@ -87,43 +70,43 @@ stop_srv() {
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
 
 # --- usage --------------------------------------------------------------
-expect 0 "--help" "$SRV" --help
+expect_exit 0 "--help" "$SRV" --help
 grep_ok "--help lists --max-connections" "--max-connections" "$TMP/out"
-expect 0 "--version" "$SRV" --version
-expect 2 "unknown option" "$SRV" --bogus
-expect 2 "stray argument" "$SRV" 7003
-expect 2 "--port out of range" "$SRV" --port 70000
-expect 2 "--max-connections not a number" "$SRV" --max-connections lots
-expect 2 "unknown -T option" "$SRV" -T TCP_BOGUS
+expect_exit 0 "--version" "$SRV" --version
+expect_exit 2 "unknown option" "$SRV" --bogus
+expect_exit 2 "stray argument" "$SRV" 7003
+expect_exit 2 "--port out of range" "$SRV" --port 70000
+expect_exit 2 "--max-connections not a number" "$SRV" --max-connections lots
+expect_exit 2 "unknown -T option" "$SRV" -T TCP_BOGUS
 grep_ok "-T error lists the known options" "SO_SNDBUF" "$TMP/err"
-expect 2 "--unix with --port" "$SRV" --unix "$TMP/s" --port 1
-expect 2 "tbench: unknown -T option" "$TBENCH" -b tcp 1 -T NOPE
-expect 2 "tbench: TCP option on the unix backend" "$TBENCH" -b unix 1 -T TCP_NODELAY
+expect_exit 2 "--unix with --port" "$SRV" --unix "$TMP/s" --port 1
+expect_exit 2 "tbench: unknown -T option" "$TBENCH" -b tcp 1 -T NOPE
+expect_exit 2 "tbench: TCP option on the unix backend" "$TBENCH" -b unix 1 -T TCP_NODELAY
 
 # --- TCP: port 0, port in use, a run against it --------------------------
 start_srv main --port 0
 if [ -n "$SRV_PORT" ] && [ "$SRV_PORT" -gt 0 ]; then ok "--port 0 reports the port ($SRV_PORT)"; else not_ok "no port in: $(cat "$TMP/main.out")"; fi
-expect 1 "second server on the same port" "$SRV" --port "$SRV_PORT"
+expect_exit 1 "second server on the same port" "$SRV" --port "$SRV_PORT"
 grep_ok "says the port is in use and what to do" "in use.*pass --port" "$TMP/err"
-expect 0 "tbench -b tcp 2 127.0.0.1 --port P" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+expect_exit 0 "tbench -b tcp 2 127.0.0.1 --port P" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
 grep_ok "Throughput line" "^Throughput" "$TMP/out"
-expect 0 "tbench --processes against it" "$TBENCH" -b tcp 4 localhost --port "$SRV_PORT" -c "$TINY" --run-once -q --processes -T TCP_NODELAY,SO_SNDBUF=65536
+expect_exit 0 "tbench --processes against it" "$TBENCH" -b tcp 4 localhost --port "$SRV_PORT" -c "$TINY" --run-once -q --processes -T TCP_NODELAY,SO_SNDBUF=65536
 stop_srv TERM
 
-expect 1 "connection refused" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+expect_exit 1 "connection refused" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
 grep_ok "refusal names backend, client and peer" "client [0-9]*: tcp: connecting to 127.0.0.1:$SRV_PORT: Connection refused" "$TMP/err"
 
 # --- --fork, --max-connections, SIGINT ---------------------------------------
 start_srv fork --port 0 --fork --max-connections 2
-expect 0 "--fork server, 2 clients" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
-expect 1 "4 clients over --max-connections 2" "$TBENCH" -b tcp 4 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --warmup 0 -t 5 -q
+expect_exit 0 "--fork server, 2 clients" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+expect_exit 1 "4 clients over --max-connections 2" "$TBENCH" -b tcp 4 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --warmup 0 -t 5 -q
 grep_ok "the server logged the refusal" "refused: already serving 2 connections" "$TMP/fork.err"
 stop_srv INT
 
 # --- IPv6 ---------------------------------------------------------------------
 if start_srv v6 --listen ::1 --port 0; then
 	grep_ok "IPv6 address shown in brackets" "\[::1\]:" "$TMP/v6.out"
-	expect 0 "tbench -b tcp 2 ::1" "$TBENCH" -b tcp 2 ::1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+	expect_exit 0 "tbench -b tcp 2 ::1" "$TBENCH" -b tcp 2 ::1 --port "$SRV_PORT" -c "$TINY" --run-once -q
 	stop_srv TERM
 else
 	echo "# no IPv6 loopback here: $(cat "$TMP/v6.err")"
@@ -132,19 +115,19 @@ fi
 # --- unix ---------------------------------------------------------------------
 SOCK="$TMP/srv.sock"
 start_srv unix --unix "$SOCK"
-expect 0 "tbench -b unix --unix PATH" "$TBENCH" -b unix 4 --unix "$SOCK" -c "$TINY" --run-once -q
-expect 1 "a second server on the same socket" "$SRV" --unix "$SOCK"
+expect_exit 0 "tbench -b unix --unix PATH" "$TBENCH" -b unix 4 --unix "$SOCK" -c "$TINY" --run-once -q
+expect_exit 1 "a second server on the same socket" "$SRV" --unix "$SOCK"
 grep_ok "says it is in use" "already listening" "$TMP/err"
 stop_srv TERM
 if [ -e "$SOCK" ]; then not_ok "socket left behind"; else ok "socket removed at the stop"; fi
-expect 1 "unix: nothing listening" "$TBENCH" -b unix 1 --unix "$SOCK" -c "$TINY" --run-once -q
+expect_exit 1 "unix: nothing listening" "$TBENCH" -b unix 1 --unix "$SOCK" -c "$TINY" --run-once -q
 grep_ok "unix refusal names client and path" "client 0: unix: connecting to $SOCK" "$TMP/err"
 
 # --- own servers: nothing else needed, nothing left behind --------------------
 mkdir "$TMP/tmpdir"
-expect 0 "tbench -b tcp 4 alone" "$TBENCH" -b tcp 4 -c "$TINY" --run-once -q
-expect 0 "tbench 4 (tcp is the default)" "$TBENCH" 4 -c "$TINY" --run-once -q
-expect 0 "tbench -b unix 4 alone" env TMPDIR="$TMP/tmpdir" "$TBENCH" -b unix 4 -c "$TINY" --run-once -q --processes
+expect_exit 0 "tbench -b tcp 4 alone" "$TBENCH" -b tcp 4 -c "$TINY" --run-once -q
+expect_exit 0 "tbench 4 (tcp is the default)" "$TBENCH" 4 -c "$TINY" --run-once -q
+expect_exit 0 "tbench -b unix 4 alone" env TMPDIR="$TMP/tmpdir" "$TBENCH" -b unix 4 -c "$TINY" --run-once -q --processes
 if [ -z "$(ls -A "$TMP/tmpdir")" ]; then ok "unix removed its private directory"; else not_ok "left: $(ls "$TMP/tmpdir")"; fi
 
 # --- a server killed mid-run ----------------------------------------------------
@@ -190,5 +173,4 @@ kill_mid_run "server killed, client threads" --
 kill_mid_run "server killed, client processes" -- --processes
 kill_mid_run "--fork server killed" --fork --
 
-echo "$COUNT checks, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+tl_done
