@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "backend.h"
+#include "registry.h"
 
 extern const struct backend backend_tcp;
 extern const struct backend backend_unix;

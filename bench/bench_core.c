@@ -32,6 +32,7 @@
 #include "loadfile.h"
 #include "smb.h"
 #include "util.h"
+#include "registry.h"
 
 #define MAX_LIST 16
 
@@ -430,7 +431,7 @@ static struct sample run_tbench(const struct settings *s, const struct loadfile 
 	cfg.backend = backend_find(backend);
 	if (!cfg.backend)
 		die("no backend %s", backend);
-	cfg.nclients = cfg.bcfg.nclients = n;
+	cfg.bcfg.nclients = n;
 	cfg.timelimit = s->secs;
 	cfg.warmup = s->warmup;
 	cfg.quiet = true;

@@ -19,6 +19,7 @@ struct backend_config {
 	const char *tcp_options;  /* -T, or NULL */
 	unsigned nclients;
 	bool processes;           /* clients are processes: so are the servers a backend brings */
+	bool copy_replies;        /* copy reply bodies to user space (tcp discards them by default, as dbench) */
 };
 
 enum backend_flags {
@@ -43,9 +44,5 @@ struct backend {
 	 * a failure is bad usage (exit 2), e.g. an unknown -T option. */
 	int (*check)(const struct backend_config *cfg, struct errbuf *err);
 };
-
-/* The registry: backends/registry.c. */
-extern const struct backend *const backends[];
-const struct backend *backend_find(const char *name);
 
 #endif

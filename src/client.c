@@ -150,7 +150,7 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 		rc = 0;
 	atomic_store(&c.slot->finished_ns, now_ns());
 	be->close(c.conn);
-	record_cpu(&c.slot->stats, cfg->processes ? RUSAGE_SELF : RUSAGE_THREAD);
+	record_cpu(&c.slot->stats, cfg->bcfg.processes ? RUSAGE_SELF : RUSAGE_THREAD);
 	if (rc == 0)
 		atomic_store(&c.slot->state, SLOT_FINISHED);
 	return rc;

@@ -64,29 +64,29 @@ static int spawn_threads(struct driver *d, struct errbuf *err)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (; d->started < d->cfg->nclients; d->started++) {
+	for (; d->started < d->cfg->bcfg.nclients; d->started++) {
 		d->args[d->started] = (struct client_arg){ d, d->started };
 		int rc = pthread_create(&d->threads[d->started], NULL, client_thread,
 					&d->args[d->started]);
 		if (rc) {
 			errno = rc;
 			err_errno(err, "starting client thread %u of %u (raise ulimit -u?)",
-				  d->started, d->cfg->nclients);
+				  d->started, d->cfg->bcfg.nclients);
 			break;
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return d->started == d->cfg->nclients ? 0 : -1;
+	return d->started == d->cfg->bcfg.nclients ? 0 : -1;
 }
 
 static int spawn_processes(struct driver *d, struct errbuf *err)
 {
 	fflush(NULL);
-	for (; d->started < d->cfg->nclients; d->started++) {
+	for (; d->started < d->cfg->bcfg.nclients; d->started++) {
 		pid_t pid = fork();
 		if (pid < 0)
 			return err_errno(err, "forking client %u of %u (raise ulimit -u?)",
-					 d->started, d->cfg->nclients);
+					 d->started, d->cfg->bcfg.nclients);
 		if (pid == 0) {
 			signal(SIGINT, SIG_IGN);
 			signal(SIGTERM, SIG_DFL);
@@ -132,7 +132,7 @@ static unsigned count_state(const struct driver *d, int want_ready)
 
 static int wait_ready(struct driver *d)
 {
-	while (count_state(d, 1) < d->cfg->nclients) {
+	while (count_state(d, 1) < d->cfg->bcfg.nclients) {
 		reap_dead(d);
 		if (atomic_load(&d->sh->failed) || stop_requested)
 			return -1;
@@ -157,8 +157,8 @@ static void progress(struct driver *d, uint64_t now, int phase)
 		return;
 	uint64_t since = phase == PHASE_EXECUTE ? d->exec_start : d->t0;
 	double secs = (double)(now - since) / 1e9;
-	report_progress(stdout, phase == PHASE_EXECUTE ? "execute" : "warmup", d->cfg->nclients,
-			ops / d->cfg->nclients, secs > 0 ? bytes / 1e6 / secs : 0, secs, worst / 1e6);
+	report_progress(stdout, phase == PHASE_EXECUTE ? "execute" : "warmup", d->cfg->bcfg.nclients,
+			ops / d->cfg->bcfg.nclients, secs > 0 ? bytes / 1e6 / secs : 0, secs, worst / 1e6);
 }
 
 /* Warm-up, execute, and the end: by time limit, run-once, error or Ctrl-C. */
@@ -183,9 +183,9 @@ static enum run_status run_phases(struct driver *d)
 			return d->exec_end = now, RUN_INTERRUPTED;
 		if (atomic_load(&d->sh->failed))
 			return d->exec_end = now, RUN_FAILED;
-		if (count_state(d, 0) == cfg->nclients) {
+		if (count_state(d, 0) == cfg->bcfg.nclients) {
 			d->exec_end = 0;   /* run-once: ends when the last client did */
-			for (unsigned i = 0; i < cfg->nclients; i++) {
+			for (unsigned i = 0; i < cfg->bcfg.nclients; i++) {
 				uint64_t f = atomic_load(&d->sh->slot[i].finished_ns);
 				if (f > d->exec_end)
 					d->exec_end = f;
@@ -255,11 +255,11 @@ static void add_cpu(double *user, double *sys, int who)
 
 static int collect(struct driver *d, struct run_result *res)
 {
-	res->nclients = d->cfg->nclients;
-	res->clients = calloc(d->cfg->nclients, sizeof(*res->clients));
+	res->nclients = d->cfg->bcfg.nclients;
+	res->clients = calloc(d->cfg->bcfg.nclients, sizeof(*res->clients));
 	if (!res->clients)
 		return -1;
-	for (unsigned i = 0; i < d->cfg->nclients; i++) {
+	for (unsigned i = 0; i < d->cfg->bcfg.nclients; i++) {
 		const struct client_stats *st = &d->sh->slot[i].stats;
 		res->clients[i] = *st;
 		res->bytes += st->bytes;
@@ -281,20 +281,20 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 {
 	memset(d, 0, sizeof(*d));
 	d->cfg = cfg;
-	d->sh_size = sizeof(struct shared) + cfg->nclients * sizeof(struct slot);
+	d->sh_size = sizeof(struct shared) + cfg->bcfg.nclients * sizeof(struct slot);
 	d->sh = mmap(NULL, d->sh_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (d->sh == MAP_FAILED) {
 		d->sh = NULL;
 		return err_errno(err, "mapping %zu bytes of shared counters", d->sh_size);
 	}
-	if (cfg->processes)
-		d->pids = calloc(cfg->nclients, sizeof(*d->pids));
+	if (cfg->bcfg.processes)
+		d->pids = calloc(cfg->bcfg.nclients, sizeof(*d->pids));
 	else {
-		d->threads = calloc(cfg->nclients, sizeof(*d->threads));
-		d->args = calloc(cfg->nclients, sizeof(*d->args));
+		d->threads = calloc(cfg->bcfg.nclients, sizeof(*d->threads));
+		d->args = calloc(cfg->bcfg.nclients, sizeof(*d->args));
 	}
-	if (cfg->processes ? !d->pids : !d->threads || !d->args)
-		return err_set(err, "out of memory for %u clients", cfg->nclients);
+	if (cfg->bcfg.processes ? !d->pids : !d->threads || !d->args)
+		return err_set(err, "out of memory for %u clients", cfg->bcfg.nclients);
 	if (cfg->backend->start && cfg->backend->start(&cfg->bcfg, &d->backend_run, err) < 0)
 		return -1;
 	return 0;
@@ -325,7 +325,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 		driver_free(&d, false);
 		return res->status = RUN_FAILED;
 	}
-	int spawned = cfg->processes ? spawn_processes(&d, &err) : spawn_threads(&d, &err);
+	int spawned = cfg->bcfg.processes ? spawn_processes(&d, &err) : spawn_threads(&d, &err);
 	if (spawned < 0)
 		set_error(&d, err.msg);
 	else if (wait_ready(&d) == 0)
@@ -335,7 +335,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 
 	stuck = stop_clients(&d) < 0;
 	if (!cfg->quiet && d.t0)
-		report_cleanup(stdout, cfg->nclients, (now_ns() - d.t0) / 1e9);
+		report_cleanup(stdout, cfg->bcfg.nclients, (now_ns() - d.t0) / 1e9);
 	if (atomic_load(&d.sh->failed))
 		status = RUN_FAILED;
 	if (d.exec_end > d.exec_start && d.t0)

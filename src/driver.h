@@ -14,12 +14,10 @@
 struct run_config {
 	const struct loadfile *lf;
 	const struct backend *backend;
-	struct backend_config bcfg;
-	unsigned nclients;
+	struct backend_config bcfg;  /* also how many clients, and processes or threads */
 	double timelimit;        /* execute seconds; 0: no limit (--run-once) */
 	double warmup;           /* seconds before the execute phase */
 	double target_rate;      /* MB/sec per client; 0: as fast as it goes */
-	bool processes;          /* fork clients instead of threads */
 	bool run_once;           /* one pass of the loadfile per client */
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
 	bool quiet;              /* no progress lines */

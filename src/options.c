@@ -1,5 +1,6 @@
 #include "config.h"
 #include "options.h"
+#include "registry.h"
 
 #include <errno.h>
 #include <popt.h>
@@ -121,7 +122,7 @@ int options_parse(int argc, const char **argv, struct options *o)
 		return usage_error(pc, "%s", "missing NCLIENTS: how many clients to run, e.g. 'tbench 8'");
 	if (poptPeekArg(pc))
 		return usage_error(pc, "unexpected argument '%s' after NCLIENTS [SERVER]", poptPeekArg(pc));
-	if (parse_clients(nclients, &o->run.nclients) < 0) {
+	if (parse_clients(nclients, &o->run.bcfg.nclients) < 0) {
 		char what[128];
 		snprintf(what, sizeof(what), "NCLIENTS must be a whole number from 1 to %d, not '%.40s'",
 			 MAX_CLIENTS, nclients);
@@ -138,10 +139,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 		timelimit = run_once ? 0 : DEFAULT_TIMELIMIT;
 	o->run.timelimit = timelimit;
 	o->run.warmup = warmup != -1 ? warmup : run_once ? 0 : timelimit / 5;
-	o->run.processes = processes;
 	o->run.show_execute_time = show_exec;
 	o->run.quiet = quiet;
-	o->run.bcfg.nclients = o->run.nclients;
 	o->run.bcfg.processes = processes;
 	if (server && !(o->run.bcfg.server = strdup(server)))
 		return usage_error(pc, "%s", "out of memory");

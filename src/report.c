@@ -46,7 +46,7 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct run_resu
 			ms(hist_quantile(h, 0.99)));
 	}
 	fprintf(f, "\nThroughput %g MB/sec  %u clients  %u procs  max_latency=%.03f ms\n",
-		result_mb_per_sec(res), cfg->nclients, cfg->processes ? cfg->nclients : 1,
+		result_mb_per_sec(res), cfg->bcfg.nclients, cfg->bcfg.processes ? cfg->bcfg.nclients : 1,
 		ms(res->all.max_ns));
 	fflush(f);
 }
@@ -79,14 +79,14 @@ static void json_settings(FILE *f, const struct run_config *cfg, int argc, const
 {
 	fprintf(f, "  \"settings\": {\n    \"backend\": ");
 	json_str(f, cfg->backend->name);
-	fprintf(f, ",\n    \"clients\": %u,\n    \"loadfile\": ", cfg->nclients);
+	fprintf(f, ",\n    \"clients\": %u,\n    \"loadfile\": ", cfg->bcfg.nclients);
 	json_str(f, cfg->lf->path);
 	fprintf(f, ",\n    \"loadfile_ops\": %zu,\n    \"loadfile_pass_bytes\": %llu,\n",
 		cfg->lf->n_ops, (unsigned long long)cfg->lf->pass_payload);
 	fprintf(f, "    \"timelimit_s\": %g,\n    \"warmup_s\": %g,\n    \"target_rate_mb_s\": %g,\n",
 		cfg->timelimit, cfg->warmup, cfg->target_rate);
 	fprintf(f, "    \"processes\": %s,\n    \"run_once\": %s,\n    \"server\": ",
-		cfg->processes ? "true" : "false", cfg->run_once ? "true" : "false");
+		cfg->bcfg.processes ? "true" : "false", cfg->run_once ? "true" : "false");
 	if (cfg->bcfg.server)
 		json_str(f, cfg->bcfg.server);
 	else

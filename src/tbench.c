@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "options.h"
 #include "report.h"
+#include "registry.h"
 
 static void on_stop_signal(int sig)
 {
@@ -53,11 +54,11 @@ static int prepare(struct options *o, struct loadfile *lf)
 		fprintf(stderr, "tbench: %s\n", err);
 		return -1;
 	}
-	uint32_t longest = lf->max_send + lf->max_name_refs * client_name_extra(o->run.nclients - 1);
+	uint32_t longest = lf->max_send + lf->max_name_refs * client_name_extra(o->run.bcfg.nclients - 1);
 	if (longest >= WIRE_LIMIT) {
 		fprintf(stderr, "tbench: %s: with %u clients the longest request is %u bytes, "
 			"over the wire limit of %d: use fewer clients\n",
-			path, o->run.nclients, longest, WIRE_LIMIT - 1);
+			path, o->run.bcfg.nclients, longest, WIRE_LIMIT - 1);
 		return -1;
 	}
 	o->run.lf = lf;

@@ -15,13 +15,14 @@
 #include "driver.h"
 #include "testlib.h"
 #include "wire.h"
+#include "registry.h"
 
 static struct loadfile lf;
 
 static struct run_config config(const struct backend *be, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = be, .nclients = n, .processes = processes, .quiet = true,
+		.lf = &lf, .backend = be, .quiet = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;

@@ -8,14 +8,14 @@
 
 #include "driver.h"
 #include "testlib.h"
+#include "registry.h"
 
 static struct loadfile lf;
 
 static struct run_config config(const char *backend, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = backend_find(backend), .nclients = n,
-		.processes = processes, .quiet = true,
+		.lf = &lf, .backend = backend_find(backend), .quiet = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;

@@ -12,14 +12,14 @@
 #include "driver.h"
 #include "server.h"
 #include "testlib.h"
+#include "registry.h"
 
 static struct loadfile lf;
 
 static struct run_config config(const char *backend, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = backend_find(backend), .nclients = n,
-		.processes = processes, .quiet = true, .run_once = true,
+		.lf = &lf, .backend = backend_find(backend), .quiet = true, .run_once = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -30,7 +30,7 @@ static void check_run(struct run_config *cfg, const char *what)
 {
 	struct run_result res;
 	struct errbuf err;
-	unsigned n = cfg->nclients;
+	unsigned n = cfg->bcfg.nclients;
 
 	if (cfg->backend->check && cfg->backend->check(&cfg->bcfg, &err) < 0) {
 		fprintf(stderr, "  %s: check: %s\n", what, err.msg);
