@@ -1,9 +1,11 @@
 #include "config.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -89,5 +91,20 @@ int read_full(int fd, void *buf, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int parse_long_range(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	/* strtol would skip leading blanks: " 7" is not what anyone typed on purpose. */
+	if (!s || !(isdigit((unsigned char)*s) || *s == '-' || *s == '+'))
+		return -1;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
 	return 0;
 }

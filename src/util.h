@@ -37,6 +37,10 @@ void iov_advance(struct iovec **v, int *nv, size_t n);
 int write_full(int fd, const void *buf, size_t len);
 int read_full(int fd, void *buf, size_t len);
 
+/* A whole decimal number from min to max, nothing before or after it:
+ * 0 with *out set, or -1 (out of range, empty, or not a number). */
+int parse_long_range(const char *s, long min, long max, long *out);
+
 static inline void put_be32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
