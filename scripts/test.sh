@@ -1,12 +1,15 @@
 #!/bin/bash
-# Build from scratch in build-test/ and run the whole test suite: the normal
-# build, then the AddressSanitizer+UBSan build. Prints "N passed, N failed,
-# N skipped" last; exits non-zero if anything failed.
+# Build from scratch, out of tree, and run the whole test suite: the normal
+# build in build-test/, then the AddressSanitizer+UBSan build in build-asan/.
+# Works next to an in-tree build (see build-lib.sh). Prints "N passed,
+# N failed, N skipped" last; exits non-zero if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top="$(pwd)"
+# shellcheck source=scripts/build-lib.sh
+. "$top/scripts/build-lib.sh"
 
-[ -x configure ] || ./autogen.sh >/dev/null 2>&1
+src="$(tb_source_dir "$top")" || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
 passed=0 failed=0 skipped=0
 count() {  # adds the automake summary of one build dir to the totals
@@ -26,7 +29,7 @@ run_build() {  # run_build DIR [configure args...]
 	shift
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	(cd "$dir" && "$top/configure" -q "$@" && make -j2 >/dev/null && make -j2 check >/dev/null 2>&1) || true
+	(cd "$dir" && "$src/configure" -q "$@" && make -j2 >/dev/null && make -j2 check >/dev/null 2>&1) || true
 	echo "== $(basename "$dir"): $(grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$dir/test-suite.log" 2>/dev/null | tr '\n' ' ')"
 	count "$dir"
 	for trs in "$dir"/tests/*.trs; do
