@@ -1,13 +1,13 @@
-/* tbench-stats: the statistics behind scripts/tbench-sweep, tbench-plot and
- * tbench-compare, so that the shell scripts do no arithmetic of their own.
- *
- *   tbench-stats summarize [--keys K,..] [--metrics M,..] RUNS.csv
- *   tbench-stats compare [--metric M] [--keys K,..] [--alpha A] [--csv] A B
- *   tbench-stats cost [--baseline nop] SUMMARY.csv|RUNS.csv|DIR
- *
- * CSV in, CSV (or a table) out; columns are found by name in the header. */
+/* tbench-stats: the tables and statistics behind scripts/tbench-sweep,
+ * tbench-plot and tbench-compare, so that the scripts do no arithmetic and
+ * name no column of their own. This file reads the command line and
+ * prints; the work is in table.c (CSV), json.c, stats_row.c (the columns of
+ * runs.csv), stats_summary.c (points, comparisons, costs) and stats.c. */
 #include "config.h"
-#include "stats.h"
+#include "json.h"
+#include "stats_row.h"
+#include "stats_summary.h"
+#include "table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,15 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define DEFAULT_KEYS "backend,clients,offload"
 #define DEFAULT_METRICS "mb_per_sec,ops_per_sec,avg_ms,p99_ms,clients_user_s,clients_system_s," \
 	"server_user_s,server_system_s,cpu_us_per_mb"
-#define CARRY_COLS "tso,gso,gro"
-#define CONF 0.95
+/* Columns a summary carries along: what every ok run of a point shares. */
+#define CARRY_COLS "model,tso,gso,gro"
 
-static const char *prog = "tbench-stats";
+static const char prog[] = "tbench-stats";
 
+__attribute__((format(printf, 2, 3), noreturn))
 static void die(int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -36,513 +38,17 @@ static void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die(1, "out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d)
-		die(1, "out of memory");
-	return d;
-}
-
-/* Free n strings and the array holding them. */
-static void strv_free(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* ---- CSV ------------------------------------------------------------------ */
-
-struct table {
-	char *path;
-	size_t ncols, nrows;
-	char **head;
-	char ***rows;           /* rows[r][c], every row has ncols fields */
-};
-
-/* Split one line into fields; "quoted, fields" and "" escapes are understood. */
-static size_t split_csv(char *line, char ***out)
-{
-	size_t n = 0, cap = 8;
-	char **f = xrealloc(NULL, cap * sizeof(*f));
-	char *p = line;
-
-	for (;;) {
-		char *start = p, *w = p;
-		if (*p == '"') {
-			p++;
-			for (;;) {
-				if (*p == '"' && p[1] == '"') {
-					*w++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else if (!*p) {
-					break;
-				} else {
-					*w++ = *p++;
-				}
-			}
-			while (*p && *p != ',')
-				p++;
-		} else {
-			while (*p && *p != ',')
-				*w++ = *p++;
-		}
-		char sep = *p;
-		*w = '\0';
-		if (n == cap)
-			f = xrealloc(f, (cap *= 2) * sizeof(*f));
-		f[n++] = xstrdup(start);
-		if (sep != ',')
-			break;
-		p++;
-	}
-	*out = f;
-	return n;
-}
-
-static void table_read(struct table *t, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, rcap = 0;
-	ssize_t len;
-	size_t lineno = 0;
-
-	if (!f)
-		die(2, "%s: %s", path, strerror(errno));
-	memset(t, 0, sizeof(*t));
-	t->path = xstrdup(path);
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (len == 0 || line[0] == '#')
-			continue;
-		char **fields;
-		size_t n = split_csv(line, &fields);
-		if (!t->head) {
-			t->head = fields;
-			t->ncols = n;
-			continue;
-		}
-		if (n != t->ncols) {
-			strv_free(fields, n);
-			die(2, "%s:%zu: %zu fields, the header has %zu", path, lineno, n, t->ncols);
-		}
-		if (t->nrows == rcap)
-			t->rows = xrealloc(t->rows, (rcap = rcap ? 2 * rcap : 64) * sizeof(*t->rows));
-		t->rows[t->nrows++] = fields;
-	}
-	free(line);
-	if (ferror(f))
-		die(2, "%s: %s", path, strerror(errno));
-	fclose(f);
-	if (!t->head)
-		die(2, "%s: empty (no header line)", path);
-}
-
-static void table_free(struct table *t)
-{
-	for (size_t r = 0; r < t->nrows; r++)
-		strv_free(t->rows[r], t->ncols);
-	free(t->rows);
-	strv_free(t->head, t->ncols);
-	free(t->path);
-	memset(t, 0, sizeof(*t));
-}
-
-static int col(const struct table *t, const char *name)
-{
-	for (size_t i = 0; i < t->ncols; i++)
-		if (strcmp(t->head[i], name) == 0)
-			return (int)i;
-	return -1;
-}
-
-static int need_col(const struct table *t, const char *name)
-{
-	int c = col(t, name);
-	if (c < 0)
-		die(2, "%s: no column '%s'", t->path, name);
-	return c;
-}
-
-/* A number, or NaN for an empty or non-numeric field. */
-static double num(const char *s)
-{
-	char *end;
-	if (!*s)
-		return NAN;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno == ERANGE)
-		return NAN;
-	return v;
-}
-
-/* A count field: a non-negative number, else 0. */
-static size_t count(const char *s)
-{
-	double v = num(s);
-	return v >= 0 && v < 1e15 ? (size_t)v : 0;
-}
-
-struct list {
-	size_t n;
-	char **v;
-};
-
-static struct list split_list(const char *s)
-{
-	struct list l = { 0, NULL };
-	char *copy = xstrdup(s), *save = NULL;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		l.v = xrealloc(l.v, (l.n + 1) * sizeof(*l.v));
-		l.v[l.n++] = xstrdup(tok);
-	}
-	free(copy);
-	return l;
-}
-
-static void list_free(struct list *l)
-{
-	strv_free(l->v, l->n);
-	l->v = NULL;
-	l->n = 0;
-}
-
-/* CSV field out: quoted only when it must be. */
-static void put_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void put_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-}
-
-/* ---- summaries -------------------------------------------------------------- */
-
-struct metric_sum {
-	size_t n;
-	double mean, sd, ci;
-};
-
-struct point {
-	char **key;             /* nkeys values */
-	char **carry;           /* ncarry values, "mixed" when they differ */
-	size_t n_ok, n_failed;
-	struct metric_sum *m;   /* nmetrics */
-};
-
-struct summary {
-	size_t nkeys, ncarry, nmetrics, npoints;
-	char **keys, **carry, **metrics;
-	struct point *p;
-};
-
-/* The points' keys and carried values are not owned (they point
- * into the table read, or are literals): only the arrays are freed. */
-static void summary_free(struct summary *s)
-{
-	for (size_t p = 0; p < s->npoints; p++) {
-		free(s->p[p].key);
-		free(s->p[p].carry);
-		free(s->p[p].m);
-	}
-	free(s->p);
-	strv_free(s->keys, s->nkeys);
-	strv_free(s->carry, s->ncarry);
-	strv_free(s->metrics, s->nmetrics);
-	memset(s, 0, sizeof(*s));
-}
-
-static const struct table *sort_table;
-static const int *sort_keycols;
-static size_t sort_nkeys;
-
-/* Order of first appearance of a string value in column c (so backends stay
- * in the order the sweep ran them); numbers sort numerically. */
-static size_t first_seen(const struct table *t, int c, const char *v)
-{
-	for (size_t r = 0; r < t->nrows; r++)
-		if (strcmp(t->rows[r][c], v) == 0)
-			return r;
-	return t->nrows;
-}
-
-static int cmp_key(const char *a, const char *b, int c)
-{
-	double x = num(a), y = num(b);
-	if (!isnan(x) && !isnan(y))
-		return (x > y) - (x < y);
-	size_t i = first_seen(sort_table, c, a), j = first_seen(sort_table, c, b);
-	if (i != j)
-		return (i > j) - (i < j);
-	return strcmp(a, b);
-}
-
-static int cmp_point(const void *pa, const void *pb)
-{
-	const struct point *a = pa, *b = pb;
-	for (size_t k = 0; k < sort_nkeys; k++) {
-		int r = cmp_key(a->key[k], b->key[k], sort_keycols[k]);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-static int is_ok_row(const struct table *t, int status_col, size_t r)
-{
-	return status_col < 0 || strcmp(t->rows[r][status_col], "ok") == 0;
-}
-
-/* The names of l that are columns of t, as owned copies in *names, their
- * indices in cols[]; a missing one is an error when required, else skipped. */
-static size_t pick_cols(const struct table *t, const struct list *l, int required,
-			char ***names, int *cols)
-{
-	size_t n = 0;
-
-	*names = xrealloc(NULL, l->n * sizeof(char *));
-	for (size_t i = 0; i < l->n; i++) {
-		int c = required ? need_col(t, l->v[i]) : col(t, l->v[i]);
-		if (c < 0)
-			continue;
-		cols[n] = c;
-		(*names)[n++] = xstrdup(l->v[i]);
-	}
-	return n;
-}
-
-/* The index of the point of row r, a new one if its keys are new. */
-static size_t point_of(struct summary *s, const struct table *t, size_t r, const int *kc)
-{
-	size_t p, k;
-
-	for (p = 0; p < s->npoints; p++) {
-		for (k = 0; k < s->nkeys; k++)
-			if (strcmp(s->p[p].key[k], t->rows[r][kc[k]]) != 0)
-				break;
-		if (k == s->nkeys)
-			return p;
-	}
-	s->p = xrealloc(s->p, (s->npoints + 1) * sizeof(*s->p));
-	struct point *np = &s->p[s->npoints++];
-	memset(np, 0, sizeof(*np));
-	np->key = xrealloc(NULL, s->nkeys * sizeof(char *));
-	for (k = 0; k < s->nkeys; k++)
-		np->key[k] = t->rows[r][kc[k]];
-	np->carry = xrealloc(NULL, s->ncarry * sizeof(char *));
-	for (size_t c = 0; c < s->ncarry; c++)
-		np->carry[c] = NULL;
-	np->m = xrealloc(NULL, s->nmetrics * sizeof(*np->m));
-	return p;
-}
-
-/* Carried columns of an ok row: the common value, or "mixed". */
-static void carry_row(struct point *pt, const struct summary *s, const struct table *t,
-		      size_t r, const int *cc)
-{
-	for (size_t c = 0; c < s->ncarry; c++) {
-		const char *v = t->rows[r][cc[c]];
-		if (!pt->carry[c])
-			pt->carry[c] = (char *)v;
-		else if (strcmp(pt->carry[c], v) != 0)
-			pt->carry[c] = "mixed";
-	}
-}
-
-/* Mean, sd and interval of column mc over the ok rows of point p. */
-static struct metric_sum sum_metric(const struct table *t, const size_t *rowpoint, size_t p,
-				    int mc, int status)
-{
-	struct stats_acc a;
-	struct metric_sum ms;
-
-	stats_init(&a);
-	for (size_t r = 0; r < t->nrows; r++) {
-		double v;
-		if (rowpoint[r] == p && is_ok_row(t, status, r) && !isnan(v = num(t->rows[r][mc])))
-			stats_add(&a, v);
-	}
-	ms.n = a.n;
-	ms.mean = a.n ? a.mean : NAN;
-	ms.sd = a.n > 1 ? stats_sd(&a) : NAN;
-	ms.ci = stats_ci_half(ms.sd, a.n, CONF);
-	return ms;
-}
-
-static void sort_points(struct summary *s, const struct table *t, const int *kc)
-{
-	if (s->npoints < 2)
-		return;         /* s->p may be NULL: never pass it to qsort */
-	sort_table = t;
-	sort_keycols = kc;
-	sort_nkeys = s->nkeys;
-	qsort(s->p, s->npoints, sizeof(*s->p), cmp_point);
-	sort_table = NULL;
-	sort_keycols = NULL;
-}
-
-/* Group the runs of t by the key columns and summarize every metric present.
- * The points' keys and carried values point into t: free s before t. */
-static void summarize_runs(const struct table *t, const char *keys, const char *metrics,
-			   struct summary *s)
-{
-	struct list kl = split_list(keys), ml = split_list(metrics), cl = split_list(CARRY_COLS);
-	int *kc = xrealloc(NULL, kl.n * sizeof(int));
-	int *mc = xrealloc(NULL, ml.n * sizeof(int));
-	int *cc = xrealloc(NULL, cl.n * sizeof(int));
-	size_t *rowpoint = xrealloc(NULL, t->nrows * sizeof(size_t));
-	int status = col(t, "status");
-
-	memset(s, 0, sizeof(*s));
-	s->nkeys = pick_cols(t, &kl, 1, &s->keys, kc);
-	s->nmetrics = pick_cols(t, &ml, 0, &s->metrics, mc);
-	s->ncarry = pick_cols(t, &cl, 0, &s->carry, cc);
-	list_free(&kl);
-	list_free(&ml);
-	list_free(&cl);
-
-	for (size_t r = 0; r < t->nrows; r++) {
-		size_t p = rowpoint[r] = point_of(s, t, r, kc);
-		if (!is_ok_row(t, status, r)) {
-			s->p[p].n_failed++;
-			continue;
-		}
-		s->p[p].n_ok++;
-		carry_row(&s->p[p], s, t, r, cc);
-	}
-	for (size_t p = 0; p < s->npoints; p++) {
-		for (size_t c = 0; c < s->ncarry; c++)
-			if (!s->p[p].carry[c])
-				s->p[p].carry[c] = "";
-		for (size_t m = 0; m < s->nmetrics; m++)
-			s->p[p].m[m] = sum_metric(t, rowpoint, p, mc[m], status);
-	}
-	sort_points(s, t, kc);
-	free(rowpoint);
-	free(cc);
-	free(mc);
-	free(kc);
-}
-
-/* A summary.csv read back: keys, n and <metric>_mean/_sd/_ci95 columns. */
-static void summary_from_table(const struct table *t, const char *keys, const char *metric,
-			       struct summary *s)
-{
-	struct list kl = split_list(keys);
-	char name[256];
-	int kc[32], nc = need_col(t, "n"), mc[3], fc = col(t, "n_failed");
-	static const char *suffix[] = { "_mean", "_sd", "_ci95" };
-
-	if (kl.n > 32)
-		die(2, "too many key columns");
-	memset(s, 0, sizeof(*s));
-	s->keys = kl.v;
-	s->nkeys = kl.n;
-	for (size_t k = 0; k < kl.n; k++)
-		kc[k] = need_col(t, kl.v[k]);
-	for (int i = 0; i < 3; i++) {
-		snprintf(name, sizeof(name), "%s%s", metric, suffix[i]);
-		mc[i] = need_col(t, name);
-	}
-	s->nmetrics = 1;
-	s->metrics = xrealloc(NULL, sizeof(char *));
-	s->metrics[0] = xstrdup(metric);
-	s->npoints = t->nrows;
-	s->p = xrealloc(NULL, t->nrows * sizeof(*s->p));
-	for (size_t r = 0; r < t->nrows; r++) {
-		struct point *p = &s->p[r];
-		memset(p, 0, sizeof(*p));
-		p->key = xrealloc(NULL, kl.n * sizeof(char *));
-		for (size_t k = 0; k < kl.n; k++)
-			p->key[k] = t->rows[r][kc[k]];
-		p->n_ok = count(t->rows[r][nc]);
-		p->n_failed = fc >= 0 ? count(t->rows[r][fc]) : 0;
-		p->m = xrealloc(NULL, sizeof(*p->m));
-		p->m[0].n = p->n_ok;
-		p->m[0].mean = num(t->rows[r][mc[0]]);
-		p->m[0].sd = num(t->rows[r][mc[1]]);
-		p->m[0].ci = num(t->rows[r][mc[2]]);
-		if (p->n_ok >= 2 && isnan(p->m[0].sd))
-			die(2, "%s: line %zu: n = %zu but no %s_sd", t->path, r + 2, p->n_ok, metric);
-	}
-}
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
-}
-
-/* A results directory (its runs.csv, else its summary.csv), a runs.csv or a
- * summary.csv, reduced to a summary of one metric's points. */
-static void load_any(const char *arg, const char *keys, const char *metric, struct summary *s,
-		     struct table *t)
-{
-	char path[4096];
-	char mean_col[256];
-
-	if (is_dir(arg)) {
-		snprintf(path, sizeof(path), "%s/runs.csv", arg);
-		if (!exists(path))
-			snprintf(path, sizeof(path), "%s/summary.csv", arg);
-	} else {
-		snprintf(path, sizeof(path), "%s", arg);
-	}
-	table_read(t, path);
-	snprintf(mean_col, sizeof(mean_col), "%s_mean", metric);
-	if (col(t, mean_col) >= 0)
-		summary_from_table(t, keys, metric, s);
-	else if (col(t, metric) >= 0)
-		summarize_runs(t, keys, metric, s);
-	else
-		die(2, "%s: neither a '%s' nor a '%s' column", path, metric, mean_col);
-}
-
-/* ---- subcommands ----------------------------------------------------------- */
-
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tbench-stats summarize [--keys K,..] [--metrics M,..] RUNS.csv\n"
 		"       tbench-stats compare [--metric M] [--keys K,..] [--alpha A] [--csv] A B\n"
 		"       tbench-stats cost [--baseline NAME] [--keys K,..] SUMMARY.csv|RUNS.csv|DIR\n"
+		"       tbench-stats row [--set NAME=VALUE]... [--server-cpu-start U,S\n"
+		"                        --server-cpu-end U,S] [RUN.json]\n"
+		"       tbench-stats row --header\n"
+		"       tbench-stats select [--where NAME=VALUE]... [--columns C,..] [--tsv] FILE.csv\n"
+		"       tbench-stats proc-cpu PID\n"
 		"\n"
 		"summarize  one row per point (rows of RUNS.csv with equal key columns): n runs\n"
 		"           with status 'ok', n_failed, and for each metric column its mean, sample\n"
@@ -555,13 +61,20 @@ static void usage(FILE *f)
 		"cost       transport cost per operation: 1e6/ops_per_sec(backend) minus\n"
 		"           1e6/ops_per_sec(NAME, default nop) at the same client count, in\n"
 		"           microseconds, with a 95%% interval from the delta method.\n"
+		"row        the runs.csv row of one run from its --json document (none: the run\n"
+		"           left none) and the values only the sweep knows (--set); --header the\n"
+		"           header. A server's CPU seconds read before and after the run replace\n"
+		"           the JSON's figures for servers.\n"
+		"select     the rows whose columns have the given values, all columns or those\n"
+		"           named; --tsv: tab-separated, no header.\n"
+		"proc-cpu   user,system CPU seconds of a process and its reaped children.\n"
 		"\n"
 		"Defaults: --keys " DEFAULT_KEYS ", --metric mb_per_sec,\n"
 		"          --metrics " DEFAULT_METRICS "\n"
-		"Exit status: 0 success, 1 internal error, 2 usage or input error.\n");
+		"Exit status: 0 success, 1 failure (output not written), 2 usage or input error.\n");
 }
 
-/* Option parsing shared by the subcommands: --name VALUE or --name=VALUE. */
+/* --name VALUE or --name=VALUE at argv[*i]; 1 when it matched. */
 static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
 {
 	size_t len = strlen(name);
@@ -574,82 +87,116 @@ static int opt_value(int argc, char **argv, int *i, const char *name, const char
 	if (argv[*i][len] != '\0')
 		return 0;
 	if (*i + 1 >= argc)
-		die(2, "%s needs a value", name);
+		die(EXIT_USAGE, "%s needs a value", name);
 	*val = argv[++*i];
 	return 1;
 }
 
-static int cmd_summarize(int argc, char **argv)
+/* The operands of a subcommand (everything not an option), at most max. */
+static const char *operand(const char *cmd, char **argv, int i, const char **files, int *n, int max)
 {
-	const char *keys = DEFAULT_KEYS, *metrics = DEFAULT_METRICS, *file = NULL;
+	if (argv[i][0] == '-' && argv[i][1])
+		die(EXIT_USAGE, "%s: unknown option %s (see tbench-stats --help)", cmd, argv[i]);
+	if (*n == max)
+		die(EXIT_USAGE, "%s: too many operands at '%s'", cmd, argv[i]);
+	return files[(*n)++] = argv[i];
+}
 
-	for (int i = 1; i < argc; i++) {
-		if (opt_value(argc, argv, &i, "--keys", &keys) ||
-		    opt_value(argc, argv, &i, "--metrics", &metrics))
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			die(2, "summarize: unknown option %s", argv[i]);
-		if (file)
-			die(2, "summarize: one RUNS.csv only");
-		file = argv[i];
-	}
-	if (!file)
-		die(2, "summarize: missing RUNS.csv");
+static void read_table(struct table *t, const char *path)
+{
+	struct errbuf err;
+	if (table_read(t, path, &err) < 0)
+		die(EXIT_USAGE, "%s", err.msg);
+}
 
-	struct table t;
-	struct summary s;
-	table_read(&t, file);
-	summarize_runs(&t, keys, metrics, &s);
+/* ---- summarize ------------------------------------------------------------- */
 
-	FILE *o = stdout;
-	for (size_t k = 0; k < s.nkeys; k++)
-		fprintf(o, "%s%s", k ? "," : "", s.keys[k]);
-	for (size_t c = 0; c < s.ncarry; c++)
-		fprintf(o, ",%s", s.carry[c]);
+static void print_summary(FILE *o, const struct summary *s)
+{
+	for (size_t k = 0; k < s->keys.n; k++)
+		fprintf(o, "%s%s", k ? "," : "", s->keys.v[k]);
+	for (size_t c = 0; c < s->carry.n; c++)
+		fprintf(o, ",%s", s->carry.v[c]);
 	fputs(",n,n_failed", o);
-	for (size_t m = 0; m < s.nmetrics; m++)
-		fprintf(o, ",%s_mean,%s_sd,%s_ci95", s.metrics[m], s.metrics[m], s.metrics[m]);
+	for (size_t m = 0; m < s->metrics.n; m++) {
+		const char *name = s->metrics.v[m];
+		fprintf(o, ",%s_mean,%s_sd,%s_ci95", name, name, name);
+	}
 	fputc('\n', o);
-	for (size_t p = 0; p < s.npoints; p++) {
-		const struct point *pt = &s.p[p];
-		for (size_t k = 0; k < s.nkeys; k++) {
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct point *p = &s->p[i];
+		for (size_t k = 0; k < s->keys.n; k++) {
 			if (k)
 				fputc(',', o);
-			put_field(o, pt->key[k]);
+			csv_put_field(o, p->key[k]);
 		}
-		for (size_t c = 0; c < s.ncarry; c++) {
+		for (size_t c = 0; c < s->carry.n; c++) {
 			fputc(',', o);
-			put_field(o, pt->carry[c]);
+			csv_put_field(o, p->carry[c]);
 		}
-		fprintf(o, ",%zu,%zu", pt->n_ok, pt->n_failed);
-		for (size_t m = 0; m < s.nmetrics; m++) {
+		fprintf(o, ",%zu,%zu", p->n_ok, p->n_failed);
+		for (size_t m = 0; m < s->metrics.n; m++) {
 			fputc(',', o);
-			put_num(o, pt->m[m].mean);
+			csv_put_num(o, p->m[m].mean);
 			fputc(',', o);
-			put_num(o, pt->m[m].sd);
+			csv_put_num(o, p->m[m].sd);
 			fputc(',', o);
-			put_num(o, pt->m[m].ci);
+			csv_put_num(o, p->m[m].ci);
 		}
 		fputc('\n', o);
 	}
-	summary_free(&s);
-	table_free(&t);
-	if (fflush(o) || ferror(o))
-		die(1, "writing: %s", strerror(errno));
-	return 0;
 }
 
-static const struct point *find_point(const struct summary *s, const struct point *q)
+static void cmd_summarize(int argc, char **argv)
 {
-	for (size_t p = 0; p < s->npoints; p++) {
-		size_t k;
-		for (k = 0; k < s->nkeys; k++)
-			if (strcmp(s->p[p].key[k], q->key[k]) != 0)
-				break;
-		if (k == s->nkeys)
-			return &s->p[p];
+	const char *keys = DEFAULT_KEYS, *metrics = DEFAULT_METRICS, *file[1] = { NULL };
+	int nfile = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
+		    !opt_value(argc, argv, &i, "--metrics", &metrics))
+			operand("summarize", argv, i, file, &nfile, 1);
+	if (!nfile)
+		die(EXIT_USAGE, "summarize: missing RUNS.csv");
+
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist kl = strlist_split(keys), ml = strlist_split(metrics), cl = strlist_split(CARRY_COLS);
+	read_table(&t, file[0]);
+	if (summarize_runs(&s, &t, &kl, &ml, &cl, &err) < 0)
+		die(EXIT_USAGE, "%s", err.msg);
+	print_summary(stdout, &s);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&kl);
+	strlist_free(&ml);
+	strlist_free(&cl);
+}
+
+/* ---- compare and cost -------------------------------------------------------- */
+
+/* A results directory (its runs.csv, else its summary.csv), a runs.csv or
+ * a summary.csv, as a summary of one metric. */
+static void load_summary(const char *arg, const char *keys, const char *metric, struct summary *s)
+{
+	char path[4096];
+	struct stat st;
+	struct table t;
+	struct errbuf err;
+	struct strlist kl = strlist_split(keys);
+
+	snprintf(path, sizeof(path), "%s", arg);
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(path, sizeof(path), "%s/runs.csv", arg);
+		if (access(path, F_OK) != 0)
+			snprintf(path, sizeof(path), "%s/summary.csv", arg);
 	}
-	return NULL;
+	read_table(&t, path);
+	if (summarize_any(s, &t, &kl, metric, &err) < 0)
+		die(EXIT_USAGE, "%s", err.msg);
+	table_free(&t);
+	strlist_free(&kl);
 }
 
 static void fmt_num(char *buf, size_t len, double v)
@@ -664,16 +211,20 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.4g", v);
 }
 
-static void fmt_mean(char *buf, size_t len, const struct metric_sum *m)
+/* "mean ± ci (n)", or "-" for a point not on this side. */
+static void fmt_mean(char *buf, size_t len, const struct point *p)
 {
 	char a[64], b[64];
-	fmt_num(a, sizeof(a), m->mean);
-	if (isfinite(m->ci)) {
-		fmt_num(b, sizeof(b), m->ci);
-		snprintf(buf, len, "%s ± %s (%zu)", a, b, m->n);
-	} else {
-		snprintf(buf, len, "%s (%zu)", a, m->n);
+	if (!p) {
+		snprintf(buf, len, "-");
+		return;
 	}
+	fmt_num(a, sizeof(a), p->m[0].mean);
+	fmt_num(b, sizeof(b), p->m[0].ci);
+	if (isfinite(p->m[0].ci))
+		snprintf(buf, len, "%s ± %s (%zu)", a, b, p->m[0].n);
+	else
+		snprintf(buf, len, "%s (%zu)", a, p->m[0].n);
 }
 
 /* Width of a UTF-8 string in columns (each code point one column). */
@@ -689,18 +240,98 @@ static int u8width(const char *s)
 static void pad(FILE *o, const char *s, int width, int right)
 {
 	int fill = width - u8width(s);
-	if (right)
-		for (int i = 0; i < fill; i++)
-			fputc(' ', o);
+	for (int i = 0; right && i < fill; i++)
+		fputc(' ', o);
 	fputs(s, o);
-	if (!right)
-		for (int i = 0; i < fill; i++)
-			fputc(' ', o);
+	for (int i = 0; !right && i < fill; i++)
+		fputc(' ', o);
+	fputs("  ", o);
 }
 
-static int cmd_compare(int argc, char **argv)
+static const struct point *row_point(const struct comparison_row *r)
 {
-	const char *keys = DEFAULT_KEYS, *metric = "mb_per_sec", *alpha_s = "0.05", *file[2] = { 0, 0 };
+	return r->a ? r->a : r->b;
+}
+
+static void print_comparison_csv(FILE *o, const struct summary *a, const struct comparison *c)
+{
+	for (size_t k = 0; k < a->keys.n; k++)
+		fprintf(o, "%s,", a->keys.v[k]);
+	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant\n", o);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct comparison_row *r = &c->rows[i];
+		const struct metric_sum none = { 0, NAN, NAN, NAN };
+		const struct metric_sum *ma = r->a ? &r->a->m[0] : &none, *mb = r->b ? &r->b->m[0] : &none;
+		const double nums[] = { ma->mean, ma->ci, mb->mean, mb->ci, r->change_pct,
+					r->w.t, r->w.df, r->w.p };
+		for (size_t k = 0; k < a->keys.n; k++) {
+			csv_put_field(o, row_point(r)->key[k]);
+			fputc(',', o);
+		}
+		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++) {
+			if (j == 0 || j == 2)
+				fprintf(o, "%zu,", j ? mb->n : ma->n);
+			csv_put_num(o, nums[j]);
+			fputc(',', o);
+		}
+		fprintf(o, "%s\n", r->verdict);
+	}
+	fprintf(o, "geomean");
+	for (size_t k = 1; k < a->keys.n; k++)
+		fputc(',', o);
+	fprintf(o, ",%zu,,,%zu,,,", c->nratio, c->nratio);
+	csv_put_num(o, 100 * (c->geomean - 1));
+	fprintf(o, ",,,,%zu significant\n", c->nsig);
+}
+
+static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
+				   double alpha, const struct summary *a, const struct comparison *c)
+{
+	enum { MAX_KEYS = 32, MEAN_WIDTH = 24 };
+	int kw[MAX_KEYS] = { 0 };
+	size_t nkeys = a->keys.n < MAX_KEYS ? a->keys.n : MAX_KEYS;
+
+	for (size_t k = 0; k < nkeys; k++) {
+		kw[k] = u8width(a->keys.v[k]);
+		for (size_t i = 0; i < c->nrows; i++)
+			if (u8width(row_point(&c->rows[i])->key[k]) > kw[k])
+				kw[k] = u8width(row_point(&c->rows[i])->key[k]);
+	}
+	fprintf(o, "A: %s\nB: %s\n", file[0], file[1]);
+	fprintf(o, "metric: %s, mean ± half-width of its 95%% confidence interval (runs)\n", metric);
+	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)\n\n", 100 * (1 - alpha), alpha);
+	for (size_t k = 0; k < nkeys; k++)
+		pad(o, a->keys.v[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
+	pad(o, "A", MEAN_WIDTH, 1);
+	pad(o, "B", MEAN_WIDTH, 1);
+	fprintf(o, "%8s  %8s  %s\n", "change", "p", "significant");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct comparison_row *r = &c->rows[i];
+		char ma[160], mb[160], ch[32] = "-", pv[32] = "-";
+		for (size_t k = 0; k < nkeys; k++)
+			pad(o, row_point(r)->key[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
+		fmt_mean(ma, sizeof(ma), r->a);
+		fmt_mean(mb, sizeof(mb), r->b);
+		if (isfinite(r->change_pct))
+			snprintf(ch, sizeof(ch), "%+.2f%%", r->change_pct);
+		if (isfinite(r->w.p))
+			snprintf(pv, sizeof(pv), r->w.p < 0.0001 ? "%.1e" : "%.4f", r->w.p);
+		pad(o, ma, MEAN_WIDTH, 1);
+		pad(o, mb, MEAN_WIDTH, 1);
+		fprintf(o, "%8s  %8s  %s\n", ch, pv, r->verdict);
+	}
+	fprintf(o, "\ngeometric mean of B/A over %zu common points: ", c->nratio);
+	if (isfinite(c->geomean))
+		fprintf(o, "%+.2f%%", 100 * (c->geomean - 1));
+	else
+		fprintf(o, "-");
+	fprintf(o, "  (%zu significant: %zu up, %zu down; %zu not)\n", c->nsig, c->nup, c->ndown,
+		c->ncommon - c->nsig);
+}
+
+static void cmd_compare(int argc, char **argv)
+{
+	const char *keys = DEFAULT_KEYS, *metric = "mb_per_sec", *alpha_s = "0.05", *file[2] = { NULL, NULL };
 	int csv = 0, nfile = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -708,276 +339,313 @@ static int cmd_compare(int argc, char **argv)
 		    opt_value(argc, argv, &i, "--metric", &metric) ||
 		    opt_value(argc, argv, &i, "--alpha", &alpha_s))
 			continue;
-		if (strcmp(argv[i], "--csv") == 0) {
+		if (strcmp(argv[i], "--csv") == 0)
 			csv = 1;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1])
-			die(2, "compare: unknown option %s", argv[i]);
-		if (nfile == 2)
-			die(2, "compare: two inputs only (A B)");
-		file[nfile++] = argv[i];
+		else
+			operand("compare", argv, i, file, &nfile, 2);
 	}
 	if (nfile != 2)
-		die(2, "compare: needs two inputs, A and B");
-	double alpha = num(alpha_s);
+		die(EXIT_USAGE, "compare: needs two inputs, A and B");
+	double alpha = csv_num(alpha_s);
 	if (!(alpha > 0 && alpha < 1))
-		die(2, "compare: --alpha must be between 0 and 1");
+		die(EXIT_USAGE, "compare: --alpha %s: want a number between 0 and 1", alpha_s);
 
-	struct table ta, tb;
 	struct summary a, b;
-	load_any(file[0], keys, metric, &a, &ta);
-	load_any(file[1], keys, metric, &b, &tb);
-
-	size_t cap = a.npoints + b.npoints + 1, nratio = 0, nsig = 0, nup = 0, ndown = 0, ncommon = 0;
-	double *ratio = xrealloc(NULL, cap * sizeof(double));
-	FILE *o = stdout;
-	int kw[32] = { 0 };
-	const int colw_mean = 24;
-
-	if (a.nkeys > 32)
-		die(2, "too many key columns");
-	for (size_t k = 0; k < a.nkeys; k++) {
-		kw[k] = u8width(a.keys[k]);
-		for (size_t p = 0; p < a.npoints; p++)
-			if (u8width(a.p[p].key[k]) > kw[k])
-				kw[k] = u8width(a.p[p].key[k]);
-		for (size_t p = 0; p < b.npoints; p++)
-			if (u8width(b.p[p].key[k]) > kw[k])
-				kw[k] = u8width(b.p[p].key[k]);
-	}
-
-	if (csv) {
-		for (size_t k = 0; k < a.nkeys; k++)
-			fprintf(o, "%s,", a.keys[k]);
-		fprintf(o, "n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant\n");
-	} else {
-		fprintf(o, "A: %s\nB: %s\n", file[0], file[1]);
-		fprintf(o, "metric: %s, mean ± half-width of its 95%% confidence interval (runs)\n", metric);
-		fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)\n\n",
-			100 * (1 - alpha), alpha);
-		for (size_t k = 0; k < a.nkeys; k++) {
-			pad(o, a.keys[k], kw[k], k > 0 && strcmp(a.keys[k], "clients") == 0);
-			fputs("  ", o);
-		}
-		pad(o, "A", colw_mean, 1);
-		fputs("  ", o);
-		pad(o, "B", colw_mean, 1);
-		fprintf(o, "  %8s  %8s  %s\n", "change", "p", "significant");
-	}
-
-	/* Points of A in A's order, then those only in B. */
-	for (int side = 0; side < 2; side++) {
-		const struct summary *s = side ? &b : &a, *other = side ? &a : &b;
-		for (size_t p = 0; p < s->npoints; p++) {
-			const struct point *pa, *pb;
-			if (side == 0) {
-				pa = &s->p[p];
-				pb = find_point(other, pa);
-			} else {
-				pb = &s->p[p];
-				if (find_point(other, pb))
-					continue;
-				pa = NULL;
-			}
-			const struct point *any = pa ? pa : pb;
-			struct metric_sum none = { 0, NAN, NAN, NAN };
-			const struct metric_sum *ma = pa ? &pa->m[0] : &none, *mb = pb ? &pb->m[0] : &none;
-			double change = NAN;
-			struct welch w = { NAN, NAN, NAN, 0 };
-			const char *sig = "n/a";
-
-			if (pa && pb) {
-				ncommon++;
-				if (ma->mean > 0 && mb->mean > 0) {
-					change = 100 * (mb->mean / ma->mean - 1);
-					ratio[nratio++] = mb->mean / ma->mean;
-				}
-				w = stats_welch(ma->mean, isnan(ma->sd) ? 0 : ma->sd, ma->n,
-						mb->mean, isnan(mb->sd) ? 0 : mb->sd, mb->n);
-				if (w.valid) {
-					sig = w.p < alpha ? "yes" : "no";
-					if (w.p < alpha) {
-						nsig++;
-						if (mb->mean > ma->mean)
-							nup++;
-						else
-							ndown++;
-					}
-				}
-			} else {
-				sig = pa ? "only in A" : "only in B";
-			}
-			if (csv) {
-				for (size_t k = 0; k < a.nkeys; k++) {
-					put_field(o, any->key[k]);
-					fputc(',', o);
-				}
-				fprintf(o, "%zu,", ma->n);
-				put_num(o, ma->mean);
-				fputc(',', o);
-				put_num(o, ma->ci);
-				fprintf(o, ",%zu,", mb->n);
-				put_num(o, mb->mean);
-				fputc(',', o);
-				put_num(o, mb->ci);
-				fputc(',', o);
-				put_num(o, change);
-				fputc(',', o);
-				put_num(o, w.t);
-				fputc(',', o);
-				put_num(o, w.df);
-				fputc(',', o);
-				put_num(o, w.p);
-				fprintf(o, ",%s\n", sig);
-			} else {
-				char bufa[160], bufb[160], ch[32], pv[32];
-				for (size_t k = 0; k < a.nkeys; k++) {
-					pad(o, any->key[k], kw[k], k > 0 && strcmp(a.keys[k], "clients") == 0);
-					fputs("  ", o);
-				}
-				if (pa)
-					fmt_mean(bufa, sizeof(bufa), ma);
-				else
-					snprintf(bufa, sizeof(bufa), "-");
-				if (pb)
-					fmt_mean(bufb, sizeof(bufb), mb);
-				else
-					snprintf(bufb, sizeof(bufb), "-");
-				if (isfinite(change))
-					snprintf(ch, sizeof(ch), "%+.2f%%", change);
-				else
-					snprintf(ch, sizeof(ch), "-");
-				if (isfinite(w.p))
-					snprintf(pv, sizeof(pv), w.p < 0.0001 ? "%.1e" : "%.4f", w.p);
-				else
-					snprintf(pv, sizeof(pv), "-");
-				pad(o, bufa, colw_mean, 1);
-				fputs("  ", o);
-				pad(o, bufb, colw_mean, 1);
-				fprintf(o, "  %8s  %8s  %s\n", ch, pv, sig);
-			}
-		}
-	}
-
-	double g = stats_geomean(ratio, nratio);
-	if (csv) {
-		fprintf(o, "geomean");
-		for (size_t k = 1; k < a.nkeys; k++)
-			fputc(',', o);
-		fprintf(o, ",%zu,,,%zu,,,", nratio, nratio);
-		put_num(o, 100 * (g - 1));
-		fprintf(o, ",,,,%zu significant\n", nsig);
-	} else {
-		fprintf(o, "\ngeometric mean of B/A over %zu common points: ", nratio);
-		if (isfinite(g))
-			fprintf(o, "%+.2f%%", 100 * (g - 1));
-		else
-			fprintf(o, "-");
-		fprintf(o, "  (%zu significant: %zu up, %zu down; %zu not)\n", nsig, nup, ndown,
-			ncommon - nsig);
-	}
-	free(ratio);
+	struct comparison c;
+	load_summary(file[0], keys, metric, &a);
+	load_summary(file[1], keys, metric, &b);
+	compare_summaries(&c, &a, &b, alpha);
+	if (csv)
+		print_comparison_csv(stdout, &a, &c);
+	else
+		print_comparison_table(stdout, file, metric, alpha, &a, &c);
+	comparison_free(&c);
 	summary_free(&b);
 	summary_free(&a);
-	table_free(&tb);
-	table_free(&ta);
-	if (fflush(o) || ferror(o))
-		die(1, "writing: %s", strerror(errno));
-	return 0;
 }
 
-static int cmd_cost(int argc, char **argv)
+static void cmd_cost(int argc, char **argv)
 {
-	const char *keys = DEFAULT_KEYS, *base = "nop", *file = NULL;
+	const char *keys = DEFAULT_KEYS, *base = "nop", *file[1] = { NULL };
+	int nfile = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (opt_value(argc, argv, &i, "--keys", &keys) ||
-		    opt_value(argc, argv, &i, "--baseline", &base))
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			die(2, "cost: unknown option %s", argv[i]);
-		if (file)
-			die(2, "cost: one input only");
-		file = argv[i];
-	}
-	if (!file)
-		die(2, "cost: missing SUMMARY.csv, RUNS.csv or DIR");
-	struct list kl = split_list(keys);
+	for (int i = 1; i < argc; i++)
+		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
+		    !opt_value(argc, argv, &i, "--baseline", &base))
+			operand("cost", argv, i, file, &nfile, 1);
+	if (!nfile)
+		die(EXIT_USAGE, "cost: missing SUMMARY.csv, RUNS.csv or DIR");
+	struct strlist kl = strlist_split(keys);
 	int bad_keys = kl.n != 3 || strcmp(kl.v[0], "backend") || strcmp(kl.v[1], "clients");
-	list_free(&kl);
+	strlist_free(&kl);
 	if (bad_keys)
-		die(2, "cost: --keys must be backend,clients,<setting>");
+		die(EXIT_USAGE, "cost: --keys must be backend,clients,<setting>");
 
-	struct table t;
 	struct summary s;
-	load_any(file, keys, "ops_per_sec", &s, &t);
-
+	struct cost_row *rows;
 	FILE *o = stdout;
-	fprintf(o, "backend,clients,%s,cost_us,cost_ci95_us,ops_per_sec,%s_ops_per_sec\n", s.keys[2], base);
-	for (size_t p = 0; p < s.npoints; p++) {
-		const struct point *pt = &s.p[p];
-		if (strcmp(pt->key[0], base) == 0 || !(pt->m[0].mean > 0))
-			continue;
-		/* The baseline at the same client count: same setting if it was run
-		 * that way, else any (nop has no offloads: its setting is n/a). */
-		const struct point *bp = NULL;
-		for (size_t q = 0; q < s.npoints; q++) {
-			const struct point *c = &s.p[q];
-			if (strcmp(c->key[0], base) || strcmp(c->key[1], pt->key[1]) || !(c->m[0].mean > 0))
-				continue;
-			if (!bp || strcmp(c->key[2], pt->key[2]) == 0)
-				bp = c;
+	load_summary(file[0], keys, "ops_per_sec", &s);
+	size_t n = cost_rows(&rows, &s, base);
+	fprintf(o, "backend,clients,%s,cost_us,cost_ci95_us,ops_per_sec,%s_ops_per_sec\n", s.keys.v[2], base);
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < 3; k++) {
+			csv_put_field(o, rows[i].p->key[k]);
+			fputc(',', o);
 		}
-		if (!bp)
-			continue;
-		double ob = pt->m[0].mean, on = bp->m[0].mean;
-		double cost = 1e6 / ob - 1e6 / on;
-		double eb = isfinite(pt->m[0].ci) ? 1e6 * pt->m[0].ci / (ob * ob) : NAN;
-		double en = isfinite(bp->m[0].ci) ? 1e6 * bp->m[0].ci / (on * on) : 0;
-		put_field(o, pt->key[0]);
-		fputc(',', o);
-		put_field(o, pt->key[1]);
-		fputc(',', o);
-		put_field(o, pt->key[2]);
-		fputc(',', o);
-		put_num(o, cost);
-		fputc(',', o);
-		put_num(o, sqrt(eb * eb + en * en));
-		fputc(',', o);
-		put_num(o, ob);
-		fputc(',', o);
-		put_num(o, on);
+		const double nums[] = { rows[i].cost_us, rows[i].ci_us, rows[i].p->m[0].mean,
+					rows[i].base->m[0].mean };
+		for (size_t j = 0; j < 4; j++) {
+			if (j)
+				fputc(',', o);
+			csv_put_num(o, nums[j]);
+		}
 		fputc('\n', o);
 	}
+	free(rows);
 	summary_free(&s);
-	table_free(&t);
-	if (fflush(o) || ferror(o))
-		die(1, "writing: %s", strerror(errno));
-	return 0;
 }
+
+/* ---- row, select, proc-cpu ------------------------------------------------------ */
+
+/* "U,S": two CPU-second figures. */
+static void parse_cpu_pair(const char *opt, const char *s, double out[2])
+{
+	char *end;
+	errno = 0;
+	out[0] = strtod(s, &end);
+	if (end != s && *end == ',') {
+		const char *t = end + 1;
+		out[1] = strtod(t, &end);
+		if (end != t && !*end && errno == 0 && out[0] >= 0 && out[1] >= 0)
+			return;
+	}
+	die(EXIT_USAGE, "row: %s %s: want USER,SYSTEM seconds (tbench-stats proc-cpu PID prints them)",
+	    opt, s);
+}
+
+/* --set NAME=VALUE (and --where, which shares the form). */
+static struct row_setting parse_setting(const char *opt, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		die(EXIT_USAGE, "%s %s: want NAME=VALUE", opt, arg);
+	struct row_setting s = { strndup(arg, (size_t)(eq - arg)), eq + 1 };
+	if (!s.name)
+		die(EXIT_RUN_FAILED, "out of memory");
+	return s;
+}
+
+static void print_row_header(FILE *o)
+{
+	for (size_t i = 0; i < row_ncols(); i++)
+		fprintf(o, "%s%s", i ? "," : "", row_col_name(i));
+	fputc('\n', o);
+}
+
+static void cmd_row(int argc, char **argv)
+{
+	struct row_input in = { 0 };
+	struct row_setting *set = xrealloc(NULL, (size_t)argc * sizeof(*set));
+	const char *file[1] = { NULL }, *val;
+	int nfile = 0, have_start = 0, have_end = 0, header = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (opt_value(argc, argv, &i, "--set", &val)) {
+			set[in.nset] = parse_setting("--set", val);
+			if (!row_col_settable(set[in.nset].name))
+				die(EXIT_USAGE, "row: --set %s: not a column that the sweep gives "
+				    "(see tbench-stats row --header)", val);
+			in.nset++;
+		} else if (opt_value(argc, argv, &i, "--server-cpu-start", &val)) {
+			parse_cpu_pair("--server-cpu-start", val, in.server_start);
+			have_start = 1;
+		} else if (opt_value(argc, argv, &i, "--server-cpu-end", &val)) {
+			parse_cpu_pair("--server-cpu-end", val, in.server_end);
+			have_end = 1;
+		} else if (strcmp(argv[i], "--header") == 0) {
+			header = 1;
+		} else {
+			operand("row", argv, i, file, &nfile, 1);
+		}
+	}
+	if (have_start != have_end)
+		die(EXIT_USAGE, "row: give both --server-cpu-start and --server-cpu-end, or neither");
+	in.server_cpu_measured = have_start;
+	if (header) {
+		print_row_header(stdout);
+	} else {
+		struct json_node doc;
+		struct errbuf err;
+		if (nfile && json_read_file(&doc, file[0], &err) < 0)
+			die(EXIT_USAGE, "%s", err.msg);
+		in.json = nfile ? &doc : NULL;
+		in.set = set;
+		char **cells = row_make(&in);
+		csv_put_row(stdout, cells, row_ncols());
+		row_free(cells);
+		if (nfile)
+			json_free(&doc);
+	}
+	for (size_t i = 0; i < in.nset; i++)
+		free((char *)set[i].name);
+	free(set);
+}
+
+/* Cells into one line of tab-separated text: tabs and line breaks become spaces. */
+static void put_tsv(FILE *o, char *const *cells, const int *cols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc('\t', o);
+		for (const char *s = cells[cols[i]]; *s; s++)
+			fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, o);
+	}
+	fputc('\n', o);
+}
+
+static int row_matches(const struct table *t, size_t r, const struct row_setting *where,
+		       const int *wc, size_t nwhere)
+{
+	for (size_t w = 0; w < nwhere; w++)
+		if (strcmp(t->rows[r][wc[w]], where[w].value) != 0)
+			return 0;
+	return 1;
+}
+
+static void print_selection(FILE *o, const struct table *t, const int *cols, size_t ncols, int tsv,
+			    const struct row_setting *where, const int *wc, size_t nwhere)
+{
+	char **cells = xrealloc(NULL, (ncols ? ncols : 1) * sizeof(*cells));
+	if (!tsv) {
+		for (size_t i = 0; i < ncols; i++)
+			cells[i] = t->head[cols[i]];
+		csv_put_row(o, cells, ncols);
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (!row_matches(t, r, where, wc, nwhere))
+			continue;
+		if (tsv) {
+			put_tsv(o, t->rows[r], cols, ncols);
+			continue;
+		}
+		for (size_t i = 0; i < ncols; i++)
+			cells[i] = t->rows[r][cols[i]];
+		csv_put_row(o, cells, ncols);
+	}
+	free(cells);
+}
+
+static int need_col(const struct table *t, const char *name)
+{
+	int c = table_col(t, name);
+	if (c < 0)
+		die(EXIT_USAGE, "%s: no column '%s'", t->name, name);
+	return c;
+}
+
+static void cmd_select(int argc, char **argv)
+{
+	struct row_setting *where = xrealloc(NULL, (size_t)argc * sizeof(*where));
+	const char *file[1] = { NULL }, *val, *columns = NULL;
+	int nfile = 0, tsv = 0;
+	size_t nwhere = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (opt_value(argc, argv, &i, "--where", &val))
+			where[nwhere++] = parse_setting("--where", val);
+		else if (opt_value(argc, argv, &i, "--columns", &columns))
+			continue;
+		else if (strcmp(argv[i], "--tsv") == 0)
+			tsv = 1;
+		else
+			operand("select", argv, i, file, &nfile, 1);
+	}
+	if (!nfile)
+		die(EXIT_USAGE, "select: missing FILE.csv");
+
+	struct table t;
+	read_table(&t, file[0]);
+	int *wc = xrealloc(NULL, (nwhere ? nwhere : 1) * sizeof(int));
+	for (size_t w = 0; w < nwhere; w++)
+		wc[w] = need_col(&t, where[w].name);
+	struct strlist cl = columns ? strlist_split(columns) : (struct strlist){ t.ncols, t.head };
+	int *cols = xrealloc(NULL, (cl.n ? cl.n : 1) * sizeof(int));
+	for (size_t i = 0; i < cl.n; i++)
+		cols[i] = need_col(&t, cl.v[i]);
+	print_selection(stdout, &t, cols, cl.n, tsv, where, wc, nwhere);
+	if (columns)
+		strlist_free(&cl);
+	free(cols);
+	free(wc);
+	table_free(&t);
+	for (size_t w = 0; w < nwhere; w++)
+		free((char *)where[w].name);
+	free(where);
+}
+
+/* /proc/PID/stat: utime, stime, cutime, cstime are fields 14-17, counted
+ * from the process name, which is in parentheses and may hold anything. */
+static void cmd_proc_cpu(int argc, char **argv)
+{
+	char path[64], buf[1024];
+	unsigned long long ticks[4];
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (argc != 2 || !*argv[1] || strspn(argv[1], "0123456789") != strlen(argv[1]))
+		die(EXIT_USAGE, "proc-cpu: want one PID");
+	snprintf(path, sizeof(path), "/proc/%s/stat", argv[1]);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die(EXIT_USAGE, "proc-cpu: %s: %s", path, strerror(errno));
+	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	const char *p = strrchr(buf, ')');
+	if (!p || hz <= 0 || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+				    &ticks[0], &ticks[1], &ticks[2], &ticks[3]) != 4)
+		die(EXIT_RUN_FAILED, "proc-cpu: %s: not in the format of Linux's /proc/PID/stat", path);
+	printf("%.6f,%.6f\n", (double)(ticks[0] + ticks[2]) / (double)hz,
+	       (double)(ticks[1] + ticks[3]) / (double)hz);
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	void (*run)(int argc, char **argv);
+} commands[] = {
+	{ "summarize", cmd_summarize },
+	{ "compare", cmd_compare },
+	{ "cost", cmd_cost },
+	{ "row", cmd_row },
+	{ "select", cmd_select },
+	{ "proc-cpu", cmd_proc_cpu },
+};
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return 0;
+		return EXIT_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("tbench-stats %s\n", PACKAGE_VERSION);
-		return 0;
+		printf("tbench-stats (tbench suite) %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
 	}
-	if (strcmp(argv[1], "summarize") == 0)
-		return cmd_summarize(argc - 1, argv + 1);
-	if (strcmp(argv[1], "compare") == 0)
-		return cmd_compare(argc - 1, argv + 1);
-	if (strcmp(argv[1], "cost") == 0)
-		return cmd_cost(argc - 1, argv + 1);
-	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
-	usage(stderr);
-	return 2;
+	size_t i = 0;
+	while (i < sizeof(commands) / sizeof(commands[0]) && strcmp(argv[1], commands[i].name) != 0)
+		i++;
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	commands[i].run(argc - 1, argv + 1);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		die(EXIT_RUN_FAILED, "writing the output: %s", strerror(errno));
+	return EXIT_OK;
 }

@@ -1,10 +1,19 @@
-/* src/stats.c against known answers: textbook t tables, closed forms of the
- * t CDF for df = 1 and 2, and hand-computed samples. */
+/* The statistics tools' pure parts against known answers: src/stats.c
+ * (textbook t tables, closed forms of the t CDF for df = 1 and 2,
+ * hand-computed samples), CSV tables, the JSON reader (also on truncated and
+ * mangled input), the runs.csv row of the committed sample runs, and the
+ * grouping, comparison and cost rows. */
 #include "config.h"
+#include "json.h"
 #include "stats.h"
+#include "stats_row.h"
+#include "stats_summary.h"
+#include "table.h"
 #include "testlib.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define CHECK_NEAR(a, b, tol) do { \
 	double a_ = (a), b_ = (b); \
@@ -131,6 +140,324 @@ static void geomean(void)
 	CHECK(isnan(stats_geomean(s, 0)));
 }
 
+#define CHECK_STR(a, b) do { \
+	const char *a_ = (a), *b_ = (b); \
+	test_checks++; \
+	if (!a_ || !b_ || strcmp(a_, b_) != 0) { \
+		test_failures++; \
+		fprintf(stderr, "%s:%d: FAILED: %s is '%s', want '%s'\n", \
+			__FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} \
+} while (0)
+
+static int parse_table(struct table *t, const char *text)
+{
+	struct errbuf err;
+	int rc = table_parse(t, "t.csv", text, strlen(text), &err);
+	if (rc < 0)
+		fprintf(stderr, "table_parse: %s\n", err.msg);
+	return rc;
+}
+
+static void tables(void)
+{
+	struct table t;
+	struct errbuf err;
+	const char *text = "# a comment\r\na,b,c\r\n\r\n1,\"x, \"\"y\"\"\",\n"
+			   "\"two\nlines\",,3\n# another\n4,5,6";
+	CHECK(parse_table(&t, text) == 0);
+	CHECK_EQ_U(t.ncols, 3);
+	CHECK_EQ_U(t.nrows, 3);
+	CHECK_STR(t.head[2], "c");
+	CHECK_STR(t.rows[0][1], "x, \"y\"");
+	CHECK_STR(t.rows[0][2], "");
+	CHECK_STR(t.rows[1][0], "two\nlines");
+	CHECK_EQ_U(t.line[1], 5);
+	CHECK_EQ_U(t.line[2], 8);        /* a quoted line break counts */
+	CHECK_STR(t.rows[2][2], "6");
+	CHECK(table_col(&t, "b") == 1 && table_col(&t, "z") == -1);
+	table_free(&t);
+
+	CHECK(table_parse(&t, "bad.csv", "a,b\n1,2\n3\n", 10, &err) < 0);
+	CHECK_STR(err.msg, "bad.csv:3: 1 fields, the header has 2");
+	CHECK(table_parse(&t, "empty.csv", "# nothing\n", 10, &err) < 0);
+	CHECK_STR(err.msg, "empty.csv: empty (no header line)");
+	CHECK(table_read(&t, "/nonexistent/runs.csv", &err) < 0);
+	CHECK(strstr(err.msg, "/nonexistent/runs.csv: No such file") == err.msg);
+
+	struct strlist l = strlist_split(",backend,,clients,");
+	CHECK_EQ_U(l.n, 2);
+	CHECK_STR(l.v[1], "clients");
+	strlist_free(&l);
+	CHECK(isnan(csv_num("")) && isnan(csv_num("1x")) && csv_num("2.5e1") == 25);
+}
+
+/* ---- JSON ------------------------------------------------------------------------- */
+
+static int parse_json(struct json_node *root, const char *text, struct errbuf *err)
+{
+	return json_parse(root, "x.json", text, strlen(text), err);
+}
+
+static void json_values(void)
+{
+	struct json_node root;
+	struct errbuf err;
+	const char *text = "{ \"a\": { \"b\": [10, -2.5e3, true, null, \"q\\\"\\u00e9\\ud83d\\ude00\"] },"
+			   " \"dup\": 1, \"dup\": 2, \"empty\": {}, \"list\": [] }";
+	CHECK(parse_json(&root, text, &err) == 0);
+	CHECK(json_get(&root, "a.b.0")->num == 10);
+	CHECK_STR(json_scalar_text(json_get(&root, "a.b.1")), "-2.5e3");
+	CHECK(json_get(&root, "a.b.1")->num == -2500);
+	CHECK_STR(json_scalar_text(json_get(&root, "a.b.2")), "true");
+	CHECK_STR(json_scalar_text(json_get(&root, "a.b.3")), "");
+	CHECK_STR(json_scalar_text(json_get(&root, "a.b.4")), "q\"\xc3\xa9\xf0\x9f\x98\x80");
+	CHECK(json_get(&root, "a.b.5") == NULL && json_get(&root, "a.c") == NULL);
+	CHECK(json_get(&root, "dup")->num == 1);        /* the first of a name */
+	CHECK_STR(json_scalar_text(json_get(&root, "a")), "");
+	CHECK(json_get(&root, "empty")->nkids == 0 && json_get(&root, "list")->type == JSON_ARRAY);
+	json_free(&root);
+
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "{\"a\": 1,\n \"b\" 2}", "x.json:2:6: expected ':' after a member name" },
+		{ "[1, 2", "x.json:1:6: expected ',' or ']'" },
+		{ "[01]", "x.json:1:3: expected ',' or ']'" },
+		{ "[1.]", "x.json:1:2: bad number: no digit after '.'" },
+		{ "\"tab\there\"", "x.json:1:5: control character in a string" },
+		{ "\"\\x\"", "x.json:1:2: bad escape in a string" },
+		{ "\"\\u0000\"", "x.json:1:2: \\u0000 in a string" },
+		{ "nul", "x.json:1:1: not a JSON value" },
+		{ "{} {}", "x.json:1:4: text after the end of the document" },
+		{ "", "x.json:1:1: unexpected end of the text" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(parse_json(&root, bad[i].text, &err) < 0);
+		CHECK_STR(err.msg, bad[i].msg);
+	}
+	char deep[2 * JSON_MAX_DEPTH + 8];
+	memset(deep, '[', JSON_MAX_DEPTH + 1);
+	memset(deep + JSON_MAX_DEPTH + 1, ']', JSON_MAX_DEPTH + 1);
+	deep[2 * JSON_MAX_DEPTH + 2] = '\0';
+	CHECK(parse_json(&root, deep, &err) < 0 && strstr(err.msg, "nested too deeply"));
+	/* JSON_MAX_DEPTH levels: fine */
+	CHECK(json_parse(&root, "x.json", deep + 1, 2 * JSON_MAX_DEPTH, &err) == 0);
+	json_free(&root);
+}
+
+/* Every prefix of a real document, and the document with bytes overwritten
+ * (fixed seed), parse or fail cleanly: under ASan any overread would show. */
+static void json_hostile(void)
+{
+	struct errbuf err;
+	size_t len;
+	char *doc = read_text_file(TBENCH_SRCDIR "/tests/data/run-ok.json", 1 << 20, &len, &err);
+	CHECK(doc != NULL);
+	if (!doc)
+		return;
+	int failures = 0;
+	for (size_t n = 0; n < len; n++) {
+		struct json_node root;
+		char *copy = malloc(n ? n : 1);   /* exactly n bytes: no terminator to lean on */
+		memcpy(copy, doc, n);
+		if (json_parse(&root, "cut.json", copy, n, &err) == 0)
+			json_free(&root);
+		else
+			failures++;
+		free(copy);
+	}
+	CHECK(failures >= (int)len - 2);     /* only the whole text (and its text minus a newline) parse */
+	unsigned seed = 12345;
+	const char junk[] = "{}[]\",:\\u0123456789eE+-.tfn \x01\xff";
+	for (int round = 0; round < 3000; round++) {
+		struct json_node root;
+		char *copy = malloc(len);
+		memcpy(copy, doc, len);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			seed = seed * 1103515245 + 12345;
+			copy[(seed >> 8) % len] = junk[(seed >> 20) % (sizeof(junk) - 1)];
+		}
+		if (json_parse(&root, "mangled.json", copy, len, &err) == 0)
+			json_free(&root);
+		free(copy);
+	}
+	free(doc);
+}
+
+/* ---- the runs.csv row --------------------------------------------------------------- */
+
+/* Makes the row of a sample run and checks every cell against the row of
+ * tests/data/rows.csv, by column name. */
+static void check_row(const char *json_file, const struct row_setting *set, size_t nset,
+		      const double *server_cpu, const struct table *want, size_t want_row)
+{
+	struct json_node doc;
+	struct errbuf err;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/tests/data/%s", TBENCH_SRCDIR, json_file);
+	CHECK(json_read_file(&doc, path, &err) == 0);
+	struct row_input in = { &doc, set, nset, server_cpu != NULL, { 0, 0 }, { 0, 0 } };
+	if (server_cpu) {
+		memcpy(in.server_start, server_cpu, 2 * sizeof(double));
+		memcpy(in.server_end, server_cpu + 2, 2 * sizeof(double));
+	}
+	char **cells = row_make(&in);
+	for (size_t i = 0; i < row_ncols(); i++) {
+		int c = table_col(want, row_col_name(i));
+		CHECK(c >= 0);
+		if (c >= 0 && strcmp(cells[i], want->rows[want_row][c]) != 0) {
+			test_failures++;
+			fprintf(stderr, "%s: column %s is '%s', want '%s'\n", json_file, row_col_name(i),
+				cells[i], want->rows[want_row][c]);
+		}
+	}
+	row_free(cells);
+	json_free(&doc);
+}
+
+static void rows(void)
+{
+	struct table want;
+	struct errbuf err;
+	CHECK(table_read(&want, TBENCH_SRCDIR "/tests/data/rows.csv", &err) == 0);
+	CHECK_EQ_U(want.ncols, row_ncols());    /* one column each, in the same order */
+	for (size_t i = 0; i < want.ncols && i < row_ncols(); i++)
+		CHECK_STR(want.head[i], row_col_name(i));
+
+	const struct row_setting ok[] = {
+		{ "offload", "on" }, { "rep", "2" }, { "dev", "lo" }, { "tso", "on" }, { "gso", "on" },
+		{ "gro", "on" }, { "exit_code", "0" }, { "started", "2026-12-01T10:00:00+00:00" },
+		{ "json", "runs/tcp_c4_on_r2.json" },
+	};
+	const struct row_setting interrupted[] = {
+		{ "backend", "pipe" }, { "clients", "8" }, { "offload", "n/a" }, { "rep", "1" },
+		{ "tso", "n/a" }, { "gso", "n/a" }, { "gro", "n/a" }, { "exit_code", "1" },
+		{ "started", "2026-12-01T10:00:05+00:00" }, { "json", "runs/pipe_c8_na_r1.json" },
+		{ "error", "not used: the JSON has one" },
+	};
+	const double server_cpu[4] = { 10, 20, 10.5, 21.5 };
+	check_row("run-ok.json", ok, sizeof(ok) / sizeof(ok[0]), NULL, &want, 0);
+	check_row("run-interrupted-warmup.json", interrupted,
+		  sizeof(interrupted) / sizeof(interrupted[0]), NULL, &want, 1);
+	check_row("run-ok.json", ok, sizeof(ok) / sizeof(ok[0]), server_cpu, &want, 2);
+	table_free(&want);
+
+	/* No JSON at all: failed, with what the sweep knows. */
+	const struct row_setting none[] = { { "backend", "tcp" }, { "exit_code", "2" },
+					    { "error", "tbench: -b tcp: no such backend" } };
+	struct row_input in = { NULL, none, 3, 0, { 0, 0 }, { 0, 0 } };
+	char **cells = row_make(&in);
+	CHECK_STR(cells[0], "tcp");
+	for (size_t i = 0; i < row_ncols(); i++) {
+		if (strcmp(row_col_name(i), "status") == 0)
+			CHECK_STR(cells[i], "failed");
+		if (strcmp(row_col_name(i), "error") == 0)
+			CHECK_STR(cells[i], "tbench: -b tcp: no such backend");
+		if (strcmp(row_col_name(i), "mb_per_sec") == 0)
+			CHECK_STR(cells[i], "");
+	}
+	row_free(cells);
+	CHECK(row_col_settable("offload") && !row_col_settable("mb_per_sec") && !row_col_settable("x"));
+}
+
+/* ---- points, comparisons, costs --------------------------------------------------- */
+
+static const char runs_csv[] =
+	"backend,clients,offload,rep,status,tso,mb_per_sec,ops_per_sec\n"
+	"tcp,16,on,1,ok,on,100,1000\n"
+	"tcp,2,on,1,ok,on,50,500\n"
+	"nop,2,n/a,1,ok,n/a,1000,100000\n"
+	"tcp,16,on,2,ok,off,110,1100\n"
+	"tcp,2,on,2,failed,on,,\n"
+	"nop,2,n/a,2,ok,n/a,1000,100000\n"
+	"tcp,2,on,3,ok,on,54,540\n";
+
+static void summaries(void)
+{
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients,offload");
+	struct strlist metrics = strlist_split("mb_per_sec,nosuch,ops_per_sec");
+	struct strlist carry = strlist_split("tso,gro");
+
+	CHECK(parse_table(&t, runs_csv) == 0);
+	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, &err) == 0);
+	CHECK_EQ_U(s.npoints, 3);
+	CHECK_EQ_U(s.metrics.n, 2);               /* nosuch left out */
+	CHECK_EQ_U(s.carry.n, 1);                 /* gro left out */
+	/* tcp before nop (the sweep's order), then 2 before 16 (numbers) */
+	CHECK_STR(s.p[0].key[0], "tcp");
+	CHECK_STR(s.p[0].key[1], "2");
+	CHECK_STR(s.p[1].key[1], "16");
+	CHECK_STR(s.p[2].key[0], "nop");
+	CHECK_EQ_U(s.p[0].n_ok, 2);
+	CHECK_EQ_U(s.p[0].n_failed, 1);
+	CHECK_NEAR(s.p[0].m[0].mean, 52, 1e-12);
+	CHECK_NEAR(s.p[0].m[0].sd, sqrt(8), 1e-12);
+	CHECK_NEAR(s.p[0].m[0].ci, stats_t_quantile(0.975, 1) * sqrt(8) / sqrt(2), 1e-9);
+	CHECK_STR(s.p[1].carry[0], "mixed");
+	CHECK_STR(s.p[0].carry[0], "on");
+
+	/* cost: 1e6/520 - 1e6/100000 us at 2 clients; none at 16 (no nop) */
+	struct summary ops;
+	CHECK(summarize_any(&ops, &t, &keys, "ops_per_sec", &err) == 0);
+	struct cost_row *cost;
+	size_t n = cost_rows(&cost, &ops, "nop");
+	CHECK_EQ_U(n, 1);
+	if (n == 1) {
+		CHECK_NEAR(cost[0].cost_us, 1e6 / 520 - 10, 1e-9);
+		CHECK_NEAR(cost[0].ci_us, 1e6 * ops.p[0].m[0].ci / (520.0 * 520), 1e-9);  /* nop: no spread */
+	}
+	free(cost);
+	summary_free(&ops);
+
+	struct strlist bad = strlist_split("backend,nosuch");
+	CHECK(summarize_runs(&ops, &t, &bad, &metrics, &carry, &err) < 0);
+	CHECK_STR(err.msg, "t.csv: no column 'nosuch'");
+	strlist_free(&bad);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
+	strlist_free(&metrics);
+	strlist_free(&carry);
+}
+
+static void comparisons(void)
+{
+	struct table ta, tb;
+	struct summary a, b;
+	struct comparison c;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients");
+
+	/* A as runs, B as a summary read back: the same figures as welch() above. */
+	CHECK(parse_table(&ta, "backend,clients,mb_per_sec\npipe,1,100\npipe,1,102\npipe,1,98\n"
+			  "tcp,1,5\n") == 0);
+	CHECK(parse_table(&tb, "backend,clients,n,mb_per_sec_mean,mb_per_sec_sd,mb_per_sec_ci95\n"
+			  "udp,1,2,7,1,9\npipe,1,3,110,2,4.97\n") == 0);
+	CHECK(summarize_any(&a, &ta, &keys, "mb_per_sec", &err) == 0);
+	CHECK(summarize_any(&b, &tb, &keys, "mb_per_sec", &err) == 0);
+	compare_summaries(&c, &a, &b, 0.05);
+	CHECK_EQ_U(c.nrows, 3);
+	CHECK(c.rows[0].a == &a.p[0] && c.rows[0].b == &b.p[1]);
+	CHECK_NEAR(c.rows[0].change_pct, 10, 1e-9);
+	CHECK_NEAR(c.rows[0].w.p, 0.003602, 1e-6);
+	CHECK_STR(c.rows[0].verdict, "yes");
+	CHECK_STR(c.rows[1].verdict, "only in A");
+	CHECK_STR(c.rows[2].verdict, "only in B");
+	CHECK_NEAR(c.geomean, 1.1, 1e-12);
+	CHECK_EQ_U(c.ncommon, 1);
+	CHECK_EQ_U(c.nup, 1);
+	comparison_free(&c);
+	summary_free(&b);
+	CHECK(summarize_any(&b, &tb, &keys, "ops_per_sec", &err) < 0);
+	CHECK_STR(err.msg, "t.csv: neither a 'ops_per_sec' nor a 'ops_per_sec_mean' column");
+	summary_free(&a);
+	table_free(&ta);
+	table_free(&tb);
+	strlist_free(&keys);
+}
+
 int main(void)
 {
 	moments();
@@ -138,5 +465,11 @@ int main(void)
 	confidence();
 	welch();
 	geomean();
+	tables();
+	json_values();
+	json_hostile();
+	rows();
+	summaries();
+	comparisons();
 	return test_done("test_stats");
 }

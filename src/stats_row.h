@@ -1,0 +1,36 @@
+/* The row of runs.csv for one run. Every column is named once, in
+ * stats_row.c, with where its value comes from: the run's --json document
+ * (written by src/report.c), a value the sweep gives (--set NAME=VALUE:
+ * backend, offload, read-back offload flags, exit status...), or a rule
+ * over both. A value that is missing or null is an empty cell. */
+#ifndef TBENCH_STATS_ROW_H
+#define TBENCH_STATS_ROW_H
+
+#include <stddef.h>
+
+#include "json.h"
+
+struct row_setting {
+	const char *name, *value;
+};
+
+struct row_input {
+	const struct json_node *json;           /* NULL: the run left no JSON */
+	const struct row_setting *set;          /* --set values; the last of a name wins */
+	size_t nset;
+	/* CPU seconds (user, system) of a server outside tbench, read before
+	 * and after the run: they replace the JSON's "others" figures. */
+	int server_cpu_measured;
+	double server_start[2], server_end[2];
+};
+
+size_t row_ncols(void);
+const char *row_col_name(size_t i);
+/* 1 when NAME is a column that --set may give. */
+int row_col_settable(const char *name);
+
+/* The row's cells, row_ncols() of them; free with row_free. */
+char **row_make(const struct row_input *in);
+void row_free(char **cells);
+
+#endif

@@ -1,0 +1,378 @@
+/* Points, summaries, comparisons and costs; see stats_summary.h. */
+#include "config.h"
+#include "stats_summary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void summary_free(struct summary *s)
+{
+	for (size_t i = 0; i < s->npoints; i++) {
+		struct point *p = &s->p[i];
+		strv_free(p->key, s->keys.n);
+		strv_free(p->carry, s->carry.n);
+		free(p->m);
+		free(p->rank);
+	}
+	free(s->p);
+	strlist_free(&s->keys);
+	strlist_free(&s->carry);
+	strlist_free(&s->metrics);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct point *summary_find(const struct summary *s, char *const *key)
+{
+	for (size_t i = 0; i < s->npoints; i++) {
+		size_t k = 0;
+		while (k < s->keys.n && strcmp(s->p[i].key[k], key[k]) == 0)
+			k++;
+		if (k == s->keys.n)
+			return &s->p[i];
+	}
+	return NULL;
+}
+
+/* The names of l that are columns of t, into *names, their indices into
+ * cols; a missing one is an error when required, else left out. */
+static int pick_cols(const struct table *t, const struct strlist *l, int required,
+		     struct strlist *names, int **cols, struct errbuf *err)
+{
+	names->n = 0;
+	names->v = xrealloc(NULL, (l->n ? l->n : 1) * sizeof(char *));
+	*cols = xrealloc(NULL, (l->n ? l->n : 1) * sizeof(int));
+	for (size_t i = 0; i < l->n; i++) {
+		int c = table_col(t, l->v[i]);
+		if (c < 0 && required)
+			return err_set(err, "%s: no column '%s'", t->name, l->v[i]);
+		if (c < 0)
+			continue;
+		(*cols)[names->n] = c;
+		names->v[names->n++] = xstrdup(l->v[i]);
+	}
+	return 0;
+}
+
+/* ---- grouping runs -------------------------------------------------------- */
+
+static size_t first_row_with(const struct table *t, int col, const char *v)
+{
+	for (size_t r = 0; r < t->nrows; r++)
+		if (strcmp(t->rows[r][col], v) == 0)
+			return r;
+	return t->nrows;
+}
+
+/* The index of row r's point, a new point if its keys are new. */
+static size_t point_of(struct summary *s, const struct table *t, size_t r, const int *kc)
+{
+	char **row = t->rows[r];
+	for (size_t i = 0; i < s->npoints; i++) {
+		size_t k = 0;
+		while (k < s->keys.n && strcmp(s->p[i].key[k], row[kc[k]]) == 0)
+			k++;
+		if (k == s->keys.n)
+			return i;
+	}
+	s->p = xrealloc(s->p, (s->npoints + 1) * sizeof(*s->p));
+	struct point *p = &s->p[s->npoints];
+	memset(p, 0, sizeof(*p));
+	p->key = xrealloc(NULL, (s->keys.n ? s->keys.n : 1) * sizeof(char *));
+	p->rank = xrealloc(NULL, (s->keys.n ? s->keys.n : 1) * sizeof(size_t));
+	for (size_t k = 0; k < s->keys.n; k++) {
+		p->key[k] = xstrdup(row[kc[k]]);
+		p->rank[k] = first_row_with(t, kc[k], row[kc[k]]);
+	}
+	p->carry = xrealloc(NULL, (s->carry.n ? s->carry.n : 1) * sizeof(char *));
+	for (size_t c = 0; c < s->carry.n; c++)
+		p->carry[c] = NULL;
+	p->m = xrealloc(NULL, (s->metrics.n ? s->metrics.n : 1) * sizeof(*p->m));
+	return s->npoints++;
+}
+
+/* A carried column's value over the ok rows: the common one, or "mixed". */
+static void carry_value(char **slot, const char *v)
+{
+	if (!*slot) {
+		*slot = xstrdup(v);
+	} else if (strcmp(*slot, v) != 0) {
+		free(*slot);
+		*slot = xstrdup("mixed");
+	}
+}
+
+static int cmp_points(const void *pa, const void *pb, void *ctx)
+{
+	const struct point *a = pa, *b = pb;
+	size_t nkeys = *(const size_t *)ctx;
+	for (size_t k = 0; k < nkeys; k++) {
+		double x = csv_num(a->key[k]), y = csv_num(b->key[k]);
+		if (!isnan(x) && !isnan(y) && x != y)
+			return (x > y) - (x < y);
+		if (isnan(x) || isnan(y)) {
+			if (a->rank[k] != b->rank[k])
+				return (a->rank[k] > b->rank[k]) - (a->rank[k] < b->rank[k]);
+			int r = strcmp(a->key[k], b->key[k]);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static struct metric_sum metric_of(const struct stats_acc *a)
+{
+	struct metric_sum m;
+	m.n = a->n;
+	m.mean = a->n ? a->mean : NAN;
+	m.sd = a->n > 1 ? stats_sd(a) : NAN;
+	m.ci = stats_ci_half(m.sd, a->n, SUMMARY_CONF);
+	return m;
+}
+
+/* Every metric of every point, from the ok rows; rowpoint[r] is row r's point. */
+static void sum_metrics(struct summary *s, const struct table *t, const size_t *rowpoint,
+			const int *mc, int status)
+{
+	size_t nm = s->metrics.n, nacc = s->npoints * nm;
+	struct stats_acc *acc = xrealloc(NULL, (nacc ? nacc : 1) * sizeof(*acc));
+
+	for (size_t i = 0; i < nacc; i++)
+		stats_init(&acc[i]);
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (status >= 0 && strcmp(t->rows[r][status], "ok") != 0)
+			continue;
+		for (size_t m = 0; m < nm; m++) {
+			double v = csv_num(t->rows[r][mc[m]]);
+			if (!isnan(v))
+				stats_add(&acc[rowpoint[r] * nm + m], v);
+		}
+	}
+	for (size_t p = 0; p < s->npoints; p++)
+		for (size_t m = 0; m < nm; m++)
+			s->p[p].m[m] = metric_of(&acc[p * nm + m]);
+	free(acc);
+}
+
+int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
+		   const struct strlist *metrics, const struct strlist *carry, struct errbuf *err)
+{
+	int *kc = NULL, *mc = NULL, *cc = NULL, status = table_col(runs, "status"), rc = -1;
+	size_t *rowpoint = xrealloc(NULL, (runs->nrows ? runs->nrows : 1) * sizeof(size_t));
+
+	memset(s, 0, sizeof(*s));
+	if (pick_cols(runs, keys, 1, &s->keys, &kc, err) < 0 ||
+	    pick_cols(runs, metrics, 0, &s->metrics, &mc, err) < 0 ||
+	    pick_cols(runs, carry, 0, &s->carry, &cc, err) < 0)
+		goto out;
+	for (size_t r = 0; r < runs->nrows; r++) {
+		rowpoint[r] = point_of(s, runs, r, kc);
+		struct point *p = &s->p[rowpoint[r]];
+		if (status >= 0 && strcmp(runs->rows[r][status], "ok") != 0) {
+			p->n_failed++;
+			continue;
+		}
+		p->n_ok++;
+		for (size_t c = 0; c < s->carry.n; c++)
+			carry_value(&p->carry[c], runs->rows[r][cc[c]]);
+	}
+	for (size_t i = 0; i < s->npoints; i++)
+		for (size_t c = 0; c < s->carry.n; c++)
+			if (!s->p[i].carry[c])
+				s->p[i].carry[c] = xstrdup("");
+	sum_metrics(s, runs, rowpoint, mc, status);
+	if (s->npoints > 1)
+		qsort_r(s->p, s->npoints, sizeof(*s->p), cmp_points, &s->keys.n);
+	rc = 0;
+out:
+	if (rc < 0)
+		summary_free(s);
+	free(rowpoint);
+	free(kc);
+	free(mc);
+	free(cc);
+	return rc;
+}
+
+/* ---- a summary read back ---------------------------------------------------- */
+
+/* A count cell: a non-negative whole number, else 0. */
+static size_t count_of(const char *s)
+{
+	double v = csv_num(s);
+	return v >= 0 && v < 1e15 ? (size_t)v : 0;
+}
+
+static int metric_cols(const struct table *t, const char *metric, int mc[3], struct errbuf *err)
+{
+	static const char *const suffix[] = { "_mean", "_sd", "_ci95" };
+	char name[256];
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s%s", metric, suffix[i]);
+		if ((mc[i] = table_col(t, name)) < 0)
+			return err_set(err, "%s: no column '%s'", t->name, name);
+	}
+	return 0;
+}
+
+static int point_from_row(struct point *p, const struct table *t, size_t r, const int *kc,
+			  size_t nkeys, const int nfc[2], const int mc[3], struct errbuf *err)
+{
+	char **row = t->rows[r];
+	memset(p, 0, sizeof(*p));
+	p->key = xrealloc(NULL, (nkeys ? nkeys : 1) * sizeof(char *));
+	p->rank = xrealloc(NULL, (nkeys ? nkeys : 1) * sizeof(size_t));
+	for (size_t k = 0; k < nkeys; k++) {
+		p->key[k] = xstrdup(row[kc[k]]);
+		p->rank[k] = r;
+	}
+	p->n_ok = count_of(row[nfc[0]]);
+	p->n_failed = nfc[1] >= 0 ? count_of(row[nfc[1]]) : 0;
+	p->m = xrealloc(NULL, sizeof(*p->m));
+	p->m[0] = (struct metric_sum){ p->n_ok, csv_num(row[mc[0]]), csv_num(row[mc[1]]),
+				       csv_num(row[mc[2]]) };
+	if (p->n_ok >= 2 && isnan(p->m[0].sd))
+		return err_set(err, "%s:%zu: n is %zu but %s has no value", t->name, t->line[r],
+			       p->n_ok, t->head[mc[1]]);
+	return 0;
+}
+
+int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
+		      const char *metric, struct errbuf *err)
+{
+	int *kc = NULL, mc[3], nfc[2] = { table_col(t, "n"), table_col(t, "n_failed") }, rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->metrics = strlist_split(metric);
+	if (pick_cols(t, keys, 1, &s->keys, &kc, err) < 0 || metric_cols(t, metric, mc, err) < 0)
+		goto out;
+	if (nfc[0] < 0) {
+		err_set(err, "%s: no column 'n'", t->name);
+		goto out;
+	}
+	s->p = xrealloc(NULL, (t->nrows ? t->nrows : 1) * sizeof(*s->p));
+	for (size_t r = 0; r < t->nrows; r++) {
+		s->npoints++;
+		if (point_from_row(&s->p[r], t, r, kc, s->keys.n, nfc, mc, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc < 0)
+		summary_free(s);
+	free(kc);
+	return rc;
+}
+
+int summarize_any(struct summary *s, const struct table *t, const struct strlist *keys,
+		  const char *metric, struct errbuf *err)
+{
+	char mean[256];
+	snprintf(mean, sizeof(mean), "%s_mean", metric);
+	if (table_col(t, mean) >= 0)
+		return summary_read_back(s, t, keys, metric, err);
+	if (table_col(t, metric) < 0) {
+		memset(s, 0, sizeof(*s));
+		return err_set(err, "%s: neither a '%s' nor a '%s' column", t->name, metric, mean);
+	}
+	struct strlist metrics = strlist_split(metric), none = { 0, NULL };
+	int rc = summarize_runs(s, t, keys, &metrics, &none, err);
+	strlist_free(&metrics);
+	return rc;
+}
+
+/* ---- comparison ------------------------------------------------------------------ */
+
+static void compare_point(struct comparison *c, struct comparison_row *row, double alpha,
+			  double *ratio)
+{
+	const struct metric_sum *ma = &row->a->m[0], *mb = &row->b->m[0];
+	c->ncommon++;
+	if (ma->mean > 0 && mb->mean > 0) {
+		row->change_pct = 100 * (mb->mean / ma->mean - 1);
+		ratio[c->nratio++] = mb->mean / ma->mean;
+	}
+	row->w = stats_welch(ma->mean, isnan(ma->sd) ? 0 : ma->sd, ma->n,
+			     mb->mean, isnan(mb->sd) ? 0 : mb->sd, mb->n);
+	row->verdict = "n/a";
+	if (!row->w.valid)
+		return;
+	row->verdict = row->w.p < alpha ? "yes" : "no";
+	if (row->w.p < alpha) {
+		c->nsig++;
+		if (mb->mean > ma->mean)
+			c->nup++;
+		else
+			c->ndown++;
+	}
+}
+
+void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
+		       double alpha)
+{
+	size_t cap = a->npoints + b->npoints + 1;
+	double *ratio = xrealloc(NULL, cap * sizeof(double));
+
+	memset(c, 0, sizeof(*c));
+	c->rows = xrealloc(NULL, cap * sizeof(*c->rows));
+	for (size_t i = 0; i < a->npoints + b->npoints; i++) {
+		int in_a = i < a->npoints;
+		const struct point *p = in_a ? &a->p[i] : &b->p[i - a->npoints];
+		const struct point *other = summary_find(in_a ? b : a, p->key);
+		if (!in_a && other)
+			continue;       /* compared already, from A's side */
+		struct comparison_row *row = &c->rows[c->nrows++];
+		*row = (struct comparison_row){ in_a ? p : NULL, in_a ? other : p, NAN,
+						{ NAN, NAN, NAN, 0 }, in_a ? "only in A" : "only in B" };
+		if (row->a && row->b)
+			compare_point(c, row, alpha, ratio);
+	}
+	c->geomean = stats_geomean(ratio, c->nratio);
+	free(ratio);
+}
+
+void comparison_free(struct comparison *c)
+{
+	free(c->rows);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- cost ------------------------------------------------------------------------- */
+
+/* The baseline's point at p's client count: the one with p's setting if
+ * the baseline ran that way, else any (nop has no offloads: "n/a"). */
+static const struct point *baseline_of(const struct summary *s, const struct point *p,
+				       const char *baseline)
+{
+	const struct point *best = NULL;
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct point *c = &s->p[i];
+		if (strcmp(c->key[0], baseline) || strcmp(c->key[1], p->key[1]) || !(c->m[0].mean > 0))
+			continue;
+		if (!best || strcmp(c->key[2], p->key[2]) == 0)
+			best = c;
+	}
+	return best;
+}
+
+size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *baseline)
+{
+	size_t n = 0;
+	*rows = xrealloc(NULL, (s->npoints ? s->npoints : 1) * sizeof(**rows));
+	if (s->keys.n < 3)
+		return 0;
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct point *p = &s->p[i], *base;
+		if (strcmp(p->key[0], baseline) == 0 || !(p->m[0].mean > 0) ||
+		    !(base = baseline_of(s, p, baseline)))
+			continue;
+		double ob = p->m[0].mean, on = base->m[0].mean;
+		/* d(1e6/x) = 1e6 dx / x^2; a baseline without an interval adds nothing. */
+		double eb = isfinite(p->m[0].ci) ? 1e6 * p->m[0].ci / (ob * ob) : NAN;
+		double en = isfinite(base->m[0].ci) ? 1e6 * base->m[0].ci / (on * on) : 0;
+		(*rows)[n++] = (struct cost_row){ p, base, 1e6 / ob - 1e6 / on, sqrt(eb * eb + en * en) };
+	}
+	return n;
+}

@@ -1,0 +1,88 @@
+/* Runs grouped into points (equal key columns, e.g. backend, clients,
+ * offload), and what is computed from points: the summary of each metric,
+ * the comparison of two sweeps, the transport cost against a baseline.
+ * Pure functions: tables in, rows out; printing is the caller's. */
+#ifndef TBENCH_STATS_SUMMARY_H
+#define TBENCH_STATS_SUMMARY_H
+
+#include <stddef.h>
+
+#include "stats.h"
+#include "table.h"
+#include "util.h"
+
+/* Confidence level of every interval: 95%, the "_ci95" columns. */
+#define SUMMARY_CONF 0.95
+
+struct metric_sum {
+	size_t n;
+	double mean, sd, ci;    /* sd, ci (half-width of the interval): NaN when n < 2 */
+};
+
+struct point {
+	char **key;             /* the key columns' values */
+	char **carry;           /* carried columns: the value all ok runs share, else "mixed" */
+	size_t n_ok, n_failed;
+	struct metric_sum *m;   /* one per metric */
+	size_t *rank;           /* per key: first row with this value (the order of the sweep) */
+};
+
+struct summary {
+	struct strlist keys, carry, metrics;
+	size_t npoints;
+	struct point *p;
+};
+
+/* The rows of runs grouped by the key columns, each metric summarized over
+ * the rows whose "status" is "ok" (every row when there is no status
+ * column; other rows count in n_failed). Points are ordered key by key:
+ * numbers numerically, other values in the order they first appear.
+ * A missing key column is an error; missing metric or carried columns are
+ * left out of the summary. 0, or -1 with err set. */
+int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
+		   const struct strlist *metrics, const struct strlist *carry, struct errbuf *err);
+/* A summary.csv read back (key columns, n, n_failed and metric's _mean,
+ * _sd and _ci95), points in file order. */
+int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
+		      const char *metric, struct errbuf *err);
+/* Either of the two, whichever t is: a summary when it has "<metric>_mean". */
+int summarize_any(struct summary *s, const struct table *t, const struct strlist *keys,
+		  const char *metric, struct errbuf *err);
+void summary_free(struct summary *s);
+/* The point with these key values, or NULL. */
+const struct point *summary_find(const struct summary *s, char *const *key);
+
+struct comparison_row {
+	const struct point *a, *b;      /* one may be NULL: the point is only in the other */
+	double change_pct;              /* 100 (mean_b / mean_a - 1); NaN unless both > 0 */
+	struct welch w;
+	const char *verdict;            /* "yes", "no", "n/a", "only in A", "only in B" */
+};
+
+struct comparison {
+	size_t nrows;
+	struct comparison_row *rows;    /* A's points in A's order, then those only in B */
+	size_t nratio;                  /* common points with both means > 0 */
+	double geomean;                 /* geometric mean of B/A over those */
+	size_t ncommon, nsig, nup, ndown;
+};
+
+/* Compares the first metric of two summaries with the same keys, point by
+ * point: Welch's t-test, significant when p < alpha. */
+void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
+		       double alpha);
+void comparison_free(struct comparison *c);
+
+struct cost_row {
+	const struct point *p, *base;
+	double cost_us, ci_us;          /* ci: half-width of the 95% interval */
+};
+
+/* Transport cost per operation of every point of s (keys backend, clients,
+ * setting; metric ops_per_sec): 1e6/ops(point) - 1e6/ops(baseline) at the
+ * same client count, preferring the baseline's point with the same setting.
+ * The interval combines both by the delta method. Returns the number of rows
+ * in *rows (free it); points without a baseline are left out. */
+size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *baseline);
+
+#endif
