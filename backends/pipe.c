@@ -26,16 +26,8 @@ static void serve(void *arg)
 	struct pipe_conn *c = arg;
 	struct errbuf err;
 
-	if (wire_serve(c->to_server[0], c->from_server[1], &err) < 0)
+	if (wire_serve_pipe(c->to_server[0], c->from_server[1], &err) < 0)
 		fprintf(stderr, "tbench: %s: %s\n", c->peer, err.msg);
-}
-
-static void drop_client_side(void *arg)
-{
-	struct pipe_conn *c = arg;
-
-	close(c->to_server[1]);
-	close(c->from_server[0]);
 }
 
 /* Room for the largest frame, so a request goes in with one write. */
@@ -63,7 +55,6 @@ static int pipe_open(void *run, const struct backend_config *cfg, unsigned clien
 	if (!c)
 		return err_set(err, "pipe: client %u: out of memory", client);
 	c->to_server[0] = c->to_server[1] = c->from_server[0] = c->from_server[1] = -1;
-	c->server = (struct companion){ .serve = serve, .drop_client_side = drop_client_side, .arg = c };
 	snprintf(c->peer, sizeof(c->peer), "pipe server %u", client);
 	if (pipe2(c->to_server, O_CLOEXEC) < 0 || pipe2(c->from_server, O_CLOEXEC) < 0) {
 		err_errno(err, "pipe: client %u: pipe2", client);
@@ -71,6 +62,10 @@ static int pipe_open(void *run, const struct backend_config *cfg, unsigned clien
 	}
 	grow_pipe(c->to_server[1]);
 	grow_pipe(c->from_server[1]);
+	c->server = (struct companion){
+		.serve = serve, .arg = c, .nkeep = 2,
+		.keep = { c->to_server[0], c->from_server[1] },
+	};
 	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0)
 		goto fail;
 	if (companion_is_process(&c->server)) {

@@ -31,14 +31,9 @@ static void serve(void *arg)
 	struct sp_conn *c = arg;
 	struct errbuf err;
 
-	if (wire_serve(c->server_fd, c->server_fd, &err) < 0)
+	if (wire_serve_socket(c->server_fd, 0, &err) < 0)
 		fprintf(stderr, "tbench: %s: %s\n", c->peer, err.msg);
 	shutdown(c->server_fd, SHUT_RDWR);
-}
-
-static void drop_client_side(void *arg)
-{
-	close(((struct sp_conn *)arg)->fd);
 }
 
 static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
@@ -50,7 +45,6 @@ static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
 	(void)run;
 	if (!c)
 		return err_set(err, "socketpair: client %u: out of memory", client);
-	c->server = (struct companion){ .serve = serve, .drop_client_side = drop_client_side, .arg = c };
 	snprintf(c->peer, sizeof(c->peer), "socketpair server %u", client);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		free(c);
@@ -58,6 +52,9 @@ static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
 	}
 	c->fd = sv[0];
 	c->server_fd = sv[1];
+	c->server = (struct companion){
+		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
+	};
 	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0) {
 		close(sv[0]);
 		close(sv[1]);

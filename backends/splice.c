@@ -201,19 +201,6 @@ static int read_header(int fd, uint8_t *buf, size_t len)
 
 /* ---- the server -------------------------------------------------------- */
 
-/* The checks of wire_serve(), on a header read alone. */
-static int check_frame(uint32_t n, uint32_t reply, struct errbuf *err)
-{
-	if ((uint64_t)n + 4 >= WIRE_LIMIT)
-		return err_set(err, "frame of %u bytes is over the limit of %d", n, WIRE_LIMIT - 5);
-	if (n < 4)
-		return err_set(err, "frame of %u bytes is too short to hold the reply length", n);
-	if ((uint64_t)reply + 4 >= WIRE_LIMIT)
-		return err_set(err, "reply of %u bytes asked for, over the limit of %d", reply,
-			       WIRE_LIMIT - 5);
-	return 0;
-}
-
 /* Frames until the peer closes between two: 0; else -1 with err. */
 static int serve_frames(struct splice_end *e, struct errbuf *err)
 {
@@ -227,7 +214,7 @@ static int serve_frames(struct splice_end *e, struct errbuf *err)
 			return errno ? err_errno(err, "reading a frame header")
 				     : err_set(err, "peer closed mid-frame header");
 		uint32_t n = get_be32(e->in), reply = get_be32(e->in + 4);
-		if (check_frame(n, reply, err) < 0)
+		if (wire_check_frame(n, reply, err) < 0)
 			return -1;
 		if (drain_spliced(e, n - 4, &call) < 0)
 			return errno ? err_errno(err, "%s: receiving a %u-byte frame", call, n + 4)
@@ -261,14 +248,14 @@ static void close_end(struct splice_end *e)
 		}
 }
 
-static void drop_client_side(void *arg)
-{
-	close_end(&((struct splice_conn *)arg)->client);
-}
-
 static int start_server(struct splice_conn *c, bool as_process, struct errbuf *err)
 {
-	c->server_task = (struct companion){ .serve = serve, .drop_client_side = drop_client_side, .arg = c };
+	struct splice_end *e = &c->server;
+
+	c->server_task = (struct companion){
+		.serve = serve, .arg = c, .nkeep = 4,
+		.keep = { e->sock, e->pipe[0], e->pipe[1], e->devnull },
+	};
 	if (companion_start(&c->server_task, as_process, c->peer, err) < 0)
 		return -1;
 	if (companion_is_process(&c->server_task))

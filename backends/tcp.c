@@ -4,9 +4,14 @@
  *
  * With no SERVER the backend starts its own server (src/server.c) on an
  * ephemeral port of 127.0.0.1 for the run and stops it afterwards; --port
- * then picks that server's port. The server answers each connection from a
- * thread of the tbench process, or from a forked process with --processes.
- * -T options (default TCP_NODELAY, as dbench) apply to both ends. */
+ * then picks that server's port. The server follows the clients' model: a
+ * forked process holding the listener, and a process per connection, with
+ * client processes; threads of the tbench process with client threads.
+ * -T options (default TCP_NODELAY, as dbench) apply to both ends.
+ *
+ * Reply bodies are discarded by the kernel (recv with MSG_TRUNC), as
+ * dbench's tbench does; --copy-replies copies them to user space as the
+ * other backends do, to compare backends with that held constant. */
 #include "config.h"
 
 #include <errno.h>
@@ -33,24 +38,18 @@ struct tcp_run {
 	char peer[192];              /* "tcp server 127.0.0.1:7003", for errors */
 };
 
-static int parse_port(const char *p, bool may_be_zero)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(p, &end, 10);
-
-	if (errno || end == p || *end || v < (may_be_zero ? 0 : 1) || v > 65535)
-		return -1;
-	return (int)v;
-}
+/* SERVER, when given, must name a host: a name that does not resolve is
+ * bad input. A resolver that is down is not: start() reports that. */
+static int check_server(const struct backend_config *cfg, struct errbuf *err);
 
 /* Everything a run needs from the command line, checked before it starts. */
 static int tcp_check(const struct backend_config *cfg, struct errbuf *err)
 {
 	struct sockopts opts;
 	const char *spec = cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT;
+	long port;
 
-	if (cfg->port && parse_port(cfg->port, !cfg->server) < 0)
+	if (cfg->port && parse_long_range(cfg->port, cfg->server ? 1 : 0, 65535, &port) < 0)
 		return err_set(err, "tcp: --port %s: not a port number from %d to 65535",
 			       cfg->port, cfg->server ? 1 : 0);
 	if (sockopts_parse(spec, true, &opts, err) < 0) {
@@ -59,7 +58,7 @@ static int tcp_check(const struct backend_config *cfg, struct errbuf *err)
 	}
 	if (cfg->unix_path)
 		return err_set(err, "tcp: --unix is for the unix backend: add -b unix, or drop it");
-	return 0;
+	return cfg->server ? check_server(cfg, err) : 0;
 }
 
 static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
@@ -67,7 +66,7 @@ static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
 {
 	struct server_config sc = {
 		.listen = "127.0.0.1", .port = cfg->port ? cfg->port : "0",
-		.opts = &r->opts, .fork = cfg->processes,
+		.opts = &r->opts, .processes = cfg->processes,
 		.log_prefix = "tbench: tcp server", .log_fd = 2,
 	};
 	struct errbuf why;
@@ -93,18 +92,44 @@ static void strip_brackets(const char *in, char *out, size_t size)
 		snprintf(out, size, "%s", in);
 }
 
-static int resolve(struct tcp_run *r, const char *host, const char *port, struct errbuf *err)
+static struct addrinfo resolve_hints(void)
 {
-	struct addrinfo hints = {
+	return (struct addrinfo){
 		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV,
 	};
+}
+
+static int resolve_error(const char *host, int gai, struct errbuf *err)
+{
+	return err_set(err, "tcp: SERVER %s: %s (give a host name, an IPv4 or an IPv6 "
+		       "address)", host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+}
+
+static int check_server(const struct backend_config *cfg, struct errbuf *err)
+{
+	struct addrinfo hints = resolve_hints(), *ai;
+	char name[256];
+
+	strip_brackets(cfg->server, name, sizeof(name));
+	int gai = getaddrinfo(name, cfg->port ? cfg->port : WIRE_PORT_STRING, &hints, &ai);
+	if (gai == 0) {
+		freeaddrinfo(ai);
+		return 0;
+	}
+	if (gai == EAI_AGAIN || gai == EAI_FAIL || gai == EAI_MEMORY || gai == EAI_SYSTEM)
+		return 0;
+	return resolve_error(cfg->server, gai, err);
+}
+
+static int resolve(struct tcp_run *r, const char *host, const char *port, struct errbuf *err)
+{
+	struct addrinfo hints = resolve_hints();
 	char name[256];
 
 	strip_brackets(host, name, sizeof(name));
 	int gai = getaddrinfo(name, port, &hints, &r->ai);
 	if (gai)
-		return err_set(err, "tcp: SERVER %s: %s (give a host name, an IPv4 or an IPv6 "
-			       "address)", host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+		return resolve_error(host, gai, err);
 	snprintf(r->addr, sizeof(r->addr), strchr(name, ':') ? "[%s]:%s" : "%s:%s", name, port);
 	snprintf(r->peer, sizeof(r->peer), "tcp server %s", r->addr);
 	return 0;
@@ -127,11 +152,9 @@ static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf
 
 	if (!r)
 		return err_set(err, "tcp: out of memory");
-	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : "7003");
-	int rc = tcp_check(cfg, err);
-	if (rc == 0)
-		rc = sockopts_parse(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
-				    true, &r->opts, err);
+	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : WIRE_PORT_STRING);
+	int rc = sockopts_parse(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
+				true, &r->opts, err);
 	if (rc == 0 && !cfg->server)
 		rc = start_own_server(r, cfg, port, sizeof(port), err);
 	if (rc == 0)
@@ -187,7 +210,6 @@ static int tcp_open(void *run, const struct backend_config *cfg, unsigned client
 	struct wire_stream *c = malloc(sizeof(*c));
 	int fd = -1;
 
-	(void)cfg;
 	(void)client;   /* the driver puts "client N:" before our errors */
 	if (!c)
 		return err_set(err, "tcp: out of memory");
@@ -199,6 +221,7 @@ static int tcp_open(void *run, const struct backend_config *cfg, unsigned client
 		return -1;
 	}
 	c->fd = fd;
+	c->discard_replies = !cfg->copy_replies;
 	c->peer = r->peer;
 	*conn = c;
 	return 0;
@@ -206,7 +229,8 @@ static int tcp_open(void *run, const struct backend_config *cfg, unsigned client
 
 const struct backend backend_tcp = {
 	.name = "tcp",
-	.summary = "TCP to tbench_srv at SERVER:7003, or to its own server on 127.0.0.1 (default)",
+	.summary = "TCP to tbench_srv at SERVER:" WIRE_PORT_STRING
+		   ", or to its own server on 127.0.0.1 (default)",
 	.flags = BACKEND_TAKES_SERVER,
 	.check = tcp_check,
 	.start = tcp_start,

@@ -1,14 +1,17 @@
 /* unix: one AF_UNIX stream connection per client to a server speaking the
  * tbench wire protocol. It measures the same request/response pattern as
  * tcp without the TCP/IP stack: the difference of the two is the cost of
- * TCP and the loopback device.
+ * TCP and the loopback device (with tcp's --copy-replies: AF_UNIX streams
+ * ignore MSG_TRUNC, so reply bodies are always copied here).
  *
  * By default the backend starts its own server (src/server.c) on a socket
- * in a private directory made with mkdtemp() under $TMPDIR (or /tmp),
- * answering from threads of the tbench process (processes with
- * --processes), and removes both at the end of the run. With --unix PATH
- * it connects to a running `tbench_srv --unix PATH` instead. -T takes the
- * SO_* options; TCP ones are refused. --port does not apply and is ignored. */
+ * in a private directory made with mkdtemp() under $TMPDIR (or /tmp), and
+ * removes both at the end of the run. The server follows the clients'
+ * model: a forked process holding the listener, and a process per
+ * connection, with client processes; threads with client threads. With
+ * --unix PATH it connects to a running `tbench_srv --unix PATH` instead.
+ * -T takes the SO_* options; TCP ones are refused. --port does not apply
+ * and is ignored. */
 #include "config.h"
 
 #include <errno.h>
@@ -69,7 +72,8 @@ static int start_own_server(struct unix_run *r, const struct backend_config *cfg
 			    struct errbuf *err)
 {
 	struct server_config sc = {
-		.unix_path = r->sun.sun_path, .opts = &r->opts, .fork = cfg->processes,
+		.unix_path = r->sun.sun_path, .private_dir = r->dir, .opts = &r->opts,
+		.processes = cfg->processes,
 		.log_prefix = "tbench: unix server", .log_fd = 2,
 	};
 	struct errbuf why;
@@ -86,8 +90,8 @@ static void unix_stop(void *run)
 {
 	struct unix_run *r = run;
 
-	server_free(r->srv);   /* removes the socket */
-	if (r->dir[0] && rmdir(r->dir) < 0)
+	server_free(r->srv);   /* removes the socket and, once it has one, the directory */
+	if (r->dir[0] && rmdir(r->dir) < 0 && errno != ENOENT)
 		fprintf(stderr, "tbench: unix: removing %s: %s\n", r->dir, strerror(errno));
 	free(r);
 }
@@ -99,9 +103,7 @@ static int unix_start(const struct backend_config *cfg, void **run, struct errbu
 	if (!r)
 		return err_set(err, "unix: out of memory");
 	r->sun.sun_family = AF_UNIX;
-	int rc = unix_check(cfg, err);
-	if (rc == 0)
-		rc = sockopts_parse(cfg->tcp_options, false, &r->opts, err);
+	int rc = sockopts_parse(cfg->tcp_options, false, &r->opts, err);
 	if (rc == 0 && cfg->unix_path)
 		snprintf(r->sun.sun_path, sizeof(r->sun.sun_path), "%s", cfg->unix_path);
 	else if (rc == 0)
@@ -146,6 +148,7 @@ static int unix_open(void *run, const struct backend_config *cfg, unsigned clien
 		free(c);
 		return -1;
 	}
+	c->discard_replies = false;   /* AF_UNIX would copy them anyway */
 	c->peer = r->peer;
 	*conn = c;
 	return 0;

@@ -25,14 +25,17 @@ int companion_start(struct companion *cp, bool as_process, const char *name, str
 		cp->running = true;
 		return 0;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return err_errno(err, "forking %s (raise ulimit -u?)", name);
 	if (pid == 0) {
+		/* No server outlives its client, even one killed with SIGKILL. */
+		if (die_with_parent(parent, SIGKILL) < 0)
+			_exit(1);
 		signal(SIGINT, SIG_IGN);   /* the parent coordinates Ctrl-C */
 		signal(SIGPIPE, SIG_IGN);  /* a vanished client is an error to log */
-		if (cp->drop_client_side)
-			cp->drop_client_side(cp->arg);  /* or the client's close would not be seen */
+		close_fds_except(cp->keep, cp->nkeep);
 		cp->serve(cp->arg);
 		_exit(0);
 	}

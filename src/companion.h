@@ -1,5 +1,5 @@
 /* A client's private server: a thread of this process, or a forked process
- * with --processes. The pipe, socketpair and splice backends each bring one
+ * with processes. The pipe, socketpair and splice backends each bring one
  * per client; this is the one place that starts and reaps them. */
 #ifndef TBENCH_COMPANION_H
 #define TBENCH_COMPANION_H
@@ -10,17 +10,23 @@
 
 #include "util.h"
 
+enum { COMPANION_MAX_FDS = 8 };
+
 struct companion {
 	void (*serve)(void *arg);             /* the server's whole life */
-	void (*drop_client_side)(void *arg);  /* in a forked server: close the client's fds */
 	void *arg;
+	/* A forked server closes every descriptor but these (and 0-2): the
+	 * client's ends, or the client would never see its own close. */
+	int keep[COMPANION_MAX_FDS];
+	size_t nkeep;
 	pid_t pid;                            /* > 0: a process */
 	pthread_t thread;
 	bool running;
 };
 
 /* `name` ("pipe server 3") is for errors. After a process start the caller
- * closes its own copies of the server's fds (companion_is_process()). */
+ * closes its own copies of the server's fds (companion_is_process()). A
+ * forked server dies with the thread that started it. */
 int companion_start(struct companion *cp, bool as_process, const char *name, struct errbuf *err);
 static inline bool companion_is_process(const struct companion *cp) { return cp->pid > 0; }
 /* Waits for the server to end: the caller has already closed the client's

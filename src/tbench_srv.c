@@ -1,9 +1,10 @@
-/* tbench_srv: answer tbench's wire protocol on TCP (127.0.0.1:7003 by
- * default) or a unix socket, until SIGTERM or SIGINT. The engine is
- * server.c; this file is its command line. */
+/* tbench_srv: answer tbench's wire protocol on TCP (every address, port
+ * 7003, by default) or a unix socket, until SIGTERM or SIGINT. The engine
+ * is server.c; this file is its command line. */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <popt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,12 +13,16 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "wire.h"
 
 enum { OPT_VERSION = 1, OPT_FORK, OPT_THREADS };
 
+/* Descriptors a thread-per-connection server needs beyond one per client. */
+enum { SPARE_FDS = 64 };
+
 struct srv_options {
 	struct server_config cfg;
-	char *port, *listen, *unix_path, *tcp_options, *max;   /* popt's copies: ours to free */
+	char *port, *listen, *unix_path, *tcp_options, *max, *timeout;   /* popt's copies: ours to free */
 	int quiet;
 };
 
@@ -28,6 +33,7 @@ static void free_options(struct srv_options *o)
 	free(o->unix_path);
 	free(o->tcp_options);
 	free(o->max);
+	free(o->timeout);
 }
 
 static struct server *volatile running;     /* for the signal handler */
@@ -51,16 +57,22 @@ static int usage_error(poptContext pc, const char *what)
 	return -1;
 }
 
-static int parse_max(const char *s, unsigned *out)
+/* The numbers: NULL when they are fine, else what is wrong. */
+static const char *check_numbers(struct srv_options *o)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
+	long v;
 
-	if (errno || end == s || *end || v < 0 || v > 1000000)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
+	if (o->max) {
+		if (parse_long_range(o->max, 0, 1000000, &v) < 0)
+			return "--max-clients must be a whole number from 0 (no limit) to 1000000";
+		o->cfg.max_clients = (unsigned)v;
+	}
+	if (o->timeout) {
+		if (parse_long_range(o->timeout, 0, 86400, &v) < 0)
+			return "--timeout must be a whole number of seconds from 0 (never) to 86400";
+		o->cfg.timeout_secs = (unsigned)v;
+	}
+	return NULL;
 }
 
 /* 0: serve; 1: done (--help, --version); -1: bad usage. */
@@ -68,19 +80,28 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 {
 	struct poptOption table[] = {
 		{ "port", 'p', POPT_ARG_STRING, &o->port, 0,
-		  "TCP port to listen on (default 7003; 0: any free port, printed)", "PORT" },
+		  "TCP port to listen on (default " WIRE_PORT_STRING "; 0: any free port, printed)",
+		  "PORT" },
 		{ "listen", 'l', POPT_ARG_STRING, &o->listen, 0,
-		  "address to listen on, IPv4 or IPv6 (default 127.0.0.1)", "ADDR" },
+		  "listen on this address only, IPv4 or IPv6 (default: every address)", "ADDR" },
 		{ "unix", 'u', POPT_ARG_STRING, &o->unix_path, 0,
 		  "listen on a unix socket at PATH instead of TCP", "PATH" },
 		{ "fork", 0, POPT_ARG_NONE, NULL, OPT_FORK,
-		  "a process per connection", NULL },
+		  "a process per connection (the default, as dbench)", NULL },
 		{ "threads", 0, POPT_ARG_NONE, NULL, OPT_THREADS,
-		  "a thread per connection (the default)", NULL },
-		{ "max-connections", 'm', POPT_ARG_STRING, &o->max, 0,
-		  "refuse connections beyond N at a time (default 0: no limit)", "N" },
+		  "a thread per connection", NULL },
+		{ "max-clients", 'm', POPT_ARG_STRING, &o->max, 0,
+		  "refuse connections beyond N at a time (default "
+		  WIRE_STRINGIFY(SERVER_MAX_CLIENTS) "; 0: no limit)", "N" },
+		{ "max-connections", 0, POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, &o->max, 0,
+		  "the same as --max-clients", "N" },
+		{ "timeout", 0, POPT_ARG_STRING, &o->timeout, 0,
+		  "drop a peer idle or too slow for SECS (default "
+		  WIRE_STRINGIFY(SERVER_TIMEOUT_SECS) "; 0: never)", "SECS" },
 		{ "tcp-options", 'T', POPT_ARG_STRING, &o->tcp_options, 0,
 		  "options for accepted TCP sockets (default TCP_NODELAY)", "OPTS" },
+		{ NULL, 't', POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, &o->tcp_options, 0,
+		  "the same as -T (dbench's tbench_srv spells it -t)", "OPTS" },
 		{ "quiet", 'q', POPT_ARG_NONE, &o->quiet, 0,
 		  "log only problems, not the listening address", NULL },
 		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
@@ -88,6 +109,7 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 		POPT_TABLEEND
 	};
 	poptContext pc = poptGetContext("tbench_srv", argc, argv, table, 0);
+	const char *bad;
 	int rc;
 
 	while ((rc = poptGetNextOpt(pc)) > 0) {
@@ -96,7 +118,7 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 			poptFreeContext(pc);
 			return 1;
 		}
-		o->cfg.fork = rc == OPT_FORK;
+		o->cfg.processes = rc == OPT_FORK;
 	}
 	if (rc < -1) {
 		char what[256];
@@ -110,9 +132,8 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 			 "options only", poptPeekArg(pc));
 		return usage_error(pc, what);
 	}
-	if (o->max && parse_max(o->max, &o->cfg.max_connections) < 0)
-		return usage_error(pc, "--max-connections must be a whole number from 0 "
-				   "(no limit) to 1000000");
+	if ((bad = check_numbers(o)))
+		return usage_error(pc, bad);
 	if (o->unix_path && (o->listen || o->port))
 		return usage_error(pc, "--unix listens on a socket path: drop --listen and --port");
 	o->cfg.port = o->port;
@@ -132,6 +153,23 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);   /* a vanished client is a log line, not our death */
 }
 
+/* 1,000 idle peers must not exhaust the default 1,024 descriptors. */
+static void raise_limits(const struct server_config *cfg)
+{
+	unsigned long limit;
+	struct errbuf err;
+
+	if (raise_fd_limit(&limit, &err) < 0) {
+		fprintf(stderr, "tbench_srv: %s; going on with the current limit\n", err.msg);
+		return;
+	}
+	/* With processes, each connection's descriptor is in its own process. */
+	if (!cfg->processes && (!cfg->max_clients || limit < cfg->max_clients + SPARE_FDS))
+		fprintf(stderr, "tbench_srv: at most %lu open files (ulimit -n): with --threads, "
+			"connections past about %lu will be refused; raise the hard limit or "
+			"lower --max-clients\n", limit, limit > SPARE_FDS ? limit - SPARE_FDS : 0);
+}
+
 static int serve(struct srv_options *o)
 {
 	const char *spec = o->tcp_options ? o->tcp_options : o->unix_path ? NULL
@@ -146,6 +184,7 @@ static int serve(struct srv_options *o)
 	}
 	o->cfg.opts = &opts;
 	install_signals();
+	raise_limits(&o->cfg);
 	int rc = server_listen(&o->cfg, &s, &err);
 	if (rc < 0) {
 		fprintf(stderr, "tbench_srv: %s\n", err.msg);
@@ -156,8 +195,9 @@ static int serve(struct srv_options *o)
 		server_request_stop(s);
 	if (!o->quiet) {
 		/* Scripts wait for this line; with --port 0 it is how they learn the port. */
-		printf("tbench_srv: listening on %s (%s per connection)\n",
-		       server_address(s), o->cfg.fork ? "a process" : "a thread");
+		printf("tbench_srv: listening on %s (%s%s per connection)\n", server_address(s),
+		       server_on_every_address(s) ? "every address; " : "",
+		       o->cfg.processes ? "a process" : "a thread");
 		fflush(stdout);
 	}
 	rc = server_run(s);
@@ -168,7 +208,11 @@ static int serve(struct srv_options *o)
 
 int main(int argc, char **argv)
 {
-	struct srv_options o = { .cfg = { .log_prefix = "tbench_srv", .log_fd = 2 } };
+	struct srv_options o = {
+		.cfg = { .processes = true, .max_clients = SERVER_MAX_CLIENTS,
+			 .timeout_secs = SERVER_TIMEOUT_SECS, .log_prefix = "tbench_srv",
+			 .log_fd = 2 },
+	};
 	int rc = parse_args(argc, (const char **)argv, &o);
 
 	if (rc == 0)

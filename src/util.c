@@ -3,10 +3,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -106,5 +109,56 @@ int parse_long_range(const char *s, long min, long max, long *out)
 	if (errno || end == s || *end || v < min || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int die_with_parent(pid_t parent, int sig)
+{
+	/* The check after the prctl closes the race with a parent that died
+	 * before it: then we were re-parented and no signal will come. */
+	if (prctl(PR_SET_PDEATHSIG, sig) < 0 || getppid() != parent)
+		return -1;
+	return 0;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void close_fds_except(const int *keep, size_t n)
+{
+	int sorted[16];
+	unsigned next = 3;
+
+	if (n > sizeof(sorted) / sizeof(sorted[0]))
+		n = sizeof(sorted) / sizeof(sorted[0]);
+	memcpy(sorted, keep, n * sizeof(*keep));
+	qsort(sorted, n, sizeof(*sorted), compare_ints);
+	for (size_t i = 0; i < n; i++) {
+		if (sorted[i] < (int)next)
+			continue;
+		if ((unsigned)sorted[i] > next)
+			(void)close_range(next, (unsigned)sorted[i] - 1, 0);
+		next = (unsigned)sorted[i] + 1;
+	}
+	(void)close_range(next, UINT_MAX, 0);   /* Linux 5.9 and later */
+}
+
+int raise_fd_limit(unsigned long *limit, struct errbuf *err)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return err_errno(err, "reading the limit on open files");
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			return err_errno(err, "raising the limit on open files to %llu",
+					 (unsigned long long)rl.rlim_max);
+	}
+	*limit = rl.rlim_cur == RLIM_INFINITY ? ULONG_MAX : (unsigned long)rl.rlim_cur;
 	return 0;
 }

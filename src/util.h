@@ -41,6 +41,19 @@ int read_full(int fd, void *buf, size_t len);
  * 0 with *out set, or -1 (out of range, empty, or not a number). */
 int parse_long_range(const char *s, long min, long max, long *out);
 
+/* In a child right after fork(): the kernel sends it `sig` when the thread
+ * that forked it ends, so no child outlives its parent, even one killed
+ * with SIGKILL. -1 if that could not be set, or the parent is gone already. */
+int die_with_parent(pid_t parent, int sig);
+
+/* Closes every descriptor from 3 up except the n in `keep`: a forked
+ * server holds only its own. */
+void close_fds_except(const int *keep, size_t n);
+
+/* Raises the soft limit on open descriptors to the hard one. 0 with the
+ * limit now in force in *limit; -1 with err. */
+int raise_fd_limit(unsigned long *limit, struct errbuf *err);
+
 static inline void put_be32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);

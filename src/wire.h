@@ -5,35 +5,67 @@
 #ifndef TBENCH_WIRE_H
 #define TBENCH_WIRE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "smb.h"
 #include "util.h"
 
-enum { WIRE_HEADER = 8, WIRE_PORT = 7003 };
+/* dbench's port, as a number and as text for getaddrinfo and help. */
+#define WIRE_PORT 7003
+#define WIRE_STRINGIFY_(x) #x
+#define WIRE_STRINGIFY(x) WIRE_STRINGIFY_(x)
+#define WIRE_PORT_STRING WIRE_STRINGIFY(WIRE_PORT)
+
+enum { WIRE_HEADER = 8 };
 
 /* Read-only zeros every writer may send from, so no client or server needs
  * its own send buffer. */
 extern const uint8_t wire_zeros[WIRE_LIMIT];
 
-/* Client side: one request and its reply. `buf` holds WIRE_LIMIT bytes for
- * the reply; `peer` names the other end in errors ("pipe server 3"). */
+/* ---- client side: one request and its reply --------------------------- */
+
+/* The reply is copied into `buf` (WIRE_LIMIT bytes), read as it comes: any
+ * file descriptors (pipes, sockets). `peer` names the other end in errors
+ * ("pipe server 3"). */
 int wire_exchange(int wfd, int rfd, uint8_t *buf, uint32_t send, uint32_t recv,
 		  const char *peer, struct errbuf *err);
+
+/* As dbench's tbench on TCP: the 4-byte reply header with MSG_WAITALL, then
+ * the body with MSG_WAITALL|MSG_TRUNC, which TCP discards without copying
+ * it to user space. (AF_UNIX ignores MSG_TRUNC on streams and copies.) */
+int wire_exchange_discard(int fd, uint8_t *buf, uint32_t send, uint32_t recv,
+			  const char *peer, struct errbuf *err);
 
 /* A client's stream socket to a server of the wire protocol: the conn of
  * the tcp and unix backends, which differ only in how they connect. */
 struct wire_stream {
 	int fd;
+	bool discard_replies;    /* wire_exchange_discard(), else wire_exchange() */
 	const char *peer;
 	uint8_t buf[WIRE_LIMIT];
 };
 int wire_stream_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err);
 void wire_stream_close(void *conn);
 
-/* Server side: answer frames from rfd on wfd until the peer closes.
+/* ---- server side ------------------------------------------------------ */
+
+/* Whether a frame is one the protocol accepts: `n` is its length word (the
+ * bytes after it), `reply` the reply length it asks for. -1 with err saying
+ * what is wrong. Every server checks its frames with this. */
+int wire_check_frame(uint32_t n, uint32_t reply, struct errbuf *err);
+
+/* Answer frames until the peer closes, as dbench's tbench_srv: the 4-byte
+ * length, then the rest of the frame, then the reply in one write.
  * 0 when the peer closed between frames; -1 with err saying why the
- * connection had to end (oversized, truncated or malformed frame). */
-int wire_serve(int rfd, int wfd, struct errbuf *err);
+ * connection had to end (bad frame, peer gone mid-frame, too slow).
+ *
+ * On a socket: recv(MSG_WAITALL). With timeout_secs > 0 the socket's
+ * SO_RCVTIMEO and SO_SNDTIMEO must be set to it (server.c does); then a
+ * peer that sends nothing for that long, or takes longer than that to
+ * finish a frame it started or to take a reply, is dropped. */
+int wire_serve_socket(int fd, unsigned timeout_secs, struct errbuf *err);
+/* On a pair of pipes (or any fds): read(), no timeout. */
+int wire_serve_pipe(int rfd, int wfd, struct errbuf *err);
 
 #endif

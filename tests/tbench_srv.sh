@@ -1,8 +1,10 @@
 #!/bin/bash
 # tbench_srv from the outside: usage and exit codes, readiness and the
-# chosen port, the tcp and unix backends against it (IPv4, IPv6, unix),
-# --max-connections, SIGTERM/SIGINT, and a server killed mid-run: tbench
-# must end with exit 1 within 2 seconds, naming backend, client and peer.
+# chosen port, every address by default, the tcp and unix backends against
+# it (IPv4, IPv6, unix), --max-clients, --timeout, the raised fd limit,
+# SIGTERM/SIGINT, and a server killed mid-run: tbench must end with exit 1
+# within 2 seconds, naming backend, client and peer. Then tbench killed
+# with SIGKILL: no process of its own servers may outlive it.
 set -euo pipefail
 
 # shellcheck source=tests/testlib.sh
@@ -71,12 +73,16 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 
 # --- usage --------------------------------------------------------------
 expect_exit 0 "--help" "$SRV" --help
-grep_ok "--help lists --max-connections" "--max-connections" "$TMP/out"
+grep_ok "--help lists --max-clients" "--max-clients" "$TMP/out"
 expect_exit 0 "--version" "$SRV" --version
 expect_exit 2 "unknown option" "$SRV" --bogus
 expect_exit 2 "stray argument" "$SRV" 7003
 expect_exit 2 "--port out of range" "$SRV" --port 70000
 expect_exit 2 "--max-connections not a number" "$SRV" --max-connections lots
+expect_exit 2 "--max-clients out of range" "$SRV" --max-clients 2000000
+expect_exit 2 "--timeout negative" "$SRV" --timeout -1
+expect_exit 2 "tbench: SERVER that does not resolve" "$TBENCH" -b tcp 1 no-such-host.invalid -c "$TINY" --run-once -q
+grep_ok "names the SERVER" "SERVER no-such-host.invalid" "$TMP/err"
 expect_exit 2 "unknown -T option" "$SRV" -T TCP_BOGUS
 grep_ok "-T error lists the known options" "SO_SNDBUF" "$TMP/err"
 expect_exit 2 "--unix with --port" "$SRV" --unix "$TMP/s" --port 1
@@ -86,6 +92,14 @@ expect_exit 2 "tbench: TCP option on the unix backend" "$TBENCH" -b unix 1 -T TC
 # --- TCP: port 0, port in use, a run against it --------------------------
 start_srv main --port 0
 if [ -n "$SRV_PORT" ] && [ "$SRV_PORT" -gt 0 ]; then ok "--port 0 reports the port ($SRV_PORT)"; else not_ok "no port in: $(cat "$TMP/main.out")"; fi
+grep_ok "every address and a process per connection by default" \
+	"listening on .*:$SRV_PORT (every address; a process per connection)" "$TMP/main.out"
+expect_exit 0 "tbench to 127.0.0.1 of a server on every address" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+if grep -q "listening on \[::\]:" "$TMP/main.out"; then
+	expect_exit 0 "tbench to ::1 of a server on every address" "$TBENCH" -b tcp 2 ::1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+else
+	echo "# no IPv6 here: ::1 not tried"
+fi
 expect_exit 1 "second server on the same port" "$SRV" --port "$SRV_PORT"
 grep_ok "says the port is in use and what to do" "in use.*pass --port" "$TMP/err"
 expect_exit 0 "tbench -b tcp 2 127.0.0.1 --port P" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
@@ -96,12 +110,40 @@ stop_srv TERM
 expect_exit 1 "connection refused" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
 grep_ok "refusal names backend, client and peer" "client [0-9]*: tcp: connecting to 127.0.0.1:$SRV_PORT: Connection refused" "$TMP/err"
 
-# --- --fork, --max-connections, SIGINT ---------------------------------------
-start_srv fork --port 0 --fork --max-connections 2
-expect_exit 0 "--fork server, 2 clients" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
-expect_exit 1 "4 clients over --max-connections 2" "$TBENCH" -b tcp 4 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --warmup 0 -t 5 -q
-grep_ok "the server logged the refusal" "refused: already serving 2 connections" "$TMP/fork.err"
-stop_srv INT
+# --- --threads, --max-clients (and its old name), SIGINT ----------------------
+for mode in --fork --threads; do
+	start_srv "max$mode" --port 0 "$mode" --max-connections 2
+	expect_exit 0 "$mode server, 2 clients" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+	expect_exit 1 "$mode: 4 clients over --max-connections 2" "$TBENCH" -b tcp 4 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --warmup 0 -t 5 -q
+	grep_ok "$mode: the server logged the refusal" "refused: already serving 2 connections (--max-clients 2)" "$TMP/max$mode.err"
+	stop_srv INT
+done
+
+# --- --timeout: an idle peer is dropped, with one line, and the server goes on -
+start_srv idle --port 0 --timeout 1
+exec {IDLE_FD}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
+if wait_for "$TMP/idle.err" "idle for 1 s (--timeout); closed it" "$SRV_PID"; then
+	ok "an idle peer is dropped after --timeout, in one line"
+else
+	not_ok "no drop of the idle peer in: $(cat "$TMP/idle.err")"
+fi
+exec {IDLE_FD}>&-
+expect_exit 0 "a normal client is served after" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
+stop_srv TERM
+
+# --- the descriptor limit: the soft one raised to the hard one ---------------
+HARD="$(ulimit -Hn)"
+if [ "$HARD" != unlimited ] && [ "$HARD" -gt 256 ]; then
+	(ulimit -Sn 256 && exec "$SRV" --port 0 >"$TMP/fd.out" 2>"$TMP/fd.err") &
+	SRV_PID=$!
+	PIDS+=("$SRV_PID")
+	wait_for "$TMP/fd.out" "listening on" "$SRV_PID" || true
+	SOFT="$(awk '/^Max open files/ { print $4 }' "/proc/$SRV_PID/limits")"
+	if [ "$SOFT" = "$HARD" ]; then ok "soft fd limit 256 raised to $HARD"; else not_ok "soft fd limit $SOFT, hard $HARD"; fi
+	stop_srv TERM
+else
+	echo "# hard fd limit $HARD: nothing to raise, not checked"
+fi
 
 # --- IPv6 ---------------------------------------------------------------------
 if start_srv v6 --listen ::1 --port 0; then
@@ -169,8 +211,52 @@ kill_mid_run() {
 	fi
 	grep_ok "$what: names client and peer" "client [0-9].*tcp server 127.0.0.1:$SRV_PORT" "$TMP/run.err"
 }
-kill_mid_run "server killed, client threads" --
+kill_mid_run "server killed, client threads" -- --threads
 kill_mid_run "server killed, client processes" -- --processes
-kill_mid_run "--fork server killed" --fork --
+kill_mid_run "--threads server killed" --threads --
+
+# --- tbench killed with SIGKILL: nothing of it runs on --------------------------
+# descendants PID: every process under PID.
+descendants() {
+	local kid
+	for kid in $(ps -o pid= --ppid "$1"); do
+		echo "$kid"
+		descendants "$kid"
+	done
+}
+
+# sigkill_tbench BACKEND: tbench with processes, killed mid-run; within 10 s
+# (generous, for a loaded machine) no process it started may remain.
+sigkill_tbench() {
+	local run kids left tries=200
+	env TMPDIR="$TMP/killdir" "$TBENCH" -b "$1" 4 --processes -c "$TINY" -t 60 --warmup 0 \
+		>"$TMP/k.out" 2>"$TMP/k.err" &
+	run=$!
+	PIDS+=("$run")
+	wait_for "$TMP/k.out" "execute" "$run" || true
+	kids="$(descendants "$run")"
+	kill -9 "$run"
+	wait "$run" 2>/dev/null || true
+	while [ "$tries" -gt 0 ]; do
+		left=""
+		for p in $kids; do
+			if kill -0 "$p" 2>/dev/null; then left="$left $p"; fi
+		done
+		[ -z "$left" ] && break
+		tries=$((tries - 1))
+		sleep 0.05
+	done
+	if [ -n "$kids" ] && [ -z "$left" ]; then
+		ok "$1: the $(echo "$kids" | wc -w) processes under tbench end with it"
+	else
+		not_ok "$1: after kill -9 of tbench, left running:${left:- (none found to start with)}"
+		for p in $left; do kill -9 "$p" 2>/dev/null || true; done
+	fi
+}
+mkdir "$TMP/killdir"
+for backend in pipe socketpair splice tcp unix; do
+	sigkill_tbench "$backend"
+done
+if [ -z "$(ls -A "$TMP/killdir")" ]; then ok "unix: no socket directory left after kill -9"; else not_ok "left: $(ls "$TMP/killdir")"; fi
 
 tl_done
