@@ -53,11 +53,11 @@ static int pipe_open(void *run, const struct backend_config *cfg, unsigned clien
 
 	(void)run;
 	if (!c)
-		return err_set(err, "pipe: client %u: out of memory", client);
+		return err_set(err, "pipe: out of memory");
 	c->to_server[0] = c->to_server[1] = c->from_server[0] = c->from_server[1] = -1;
 	snprintf(c->peer, sizeof(c->peer), "pipe server %u", client);
 	if (pipe2(c->to_server, O_CLOEXEC) < 0 || pipe2(c->from_server, O_CLOEXEC) < 0) {
-		err_errno(err, "pipe: client %u: pipe2", client);
+		err_errno(err, "pipe: creating the pipes to its server");
 		goto fail;
 	}
 	grow_pipe(c->to_server[1]);

@@ -44,11 +44,11 @@ static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
 
 	(void)run;
 	if (!c)
-		return err_set(err, "socketpair: client %u: out of memory", client);
+		return err_set(err, "socketpair: out of memory");
 	snprintf(c->peer, sizeof(c->peer), "socketpair server %u", client);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		free(c);
-		return err_errno(err, "socketpair: client %u: socketpair", client);
+		return err_errno(err, "socketpair: creating the socket pair to its server");
 	}
 	c->fd = sv[0];
 	c->server_fd = sv[1];

@@ -331,32 +331,31 @@ static int make_pipe(struct splice_end *e)
 /* Kernels or sandboxes that refuse splice on sockets (EINVAL, ENOSYS,
  * EPERM under seccomp) are caught here with a clear message rather than
  * on the first exchange: 8 bytes through every path the run will use. */
-static int probe(struct splice_conn *c, unsigned client, struct errbuf *err)
+static int probe(struct splice_conn *c, struct errbuf *err)
 {
 	const char *call = "";
 
 	if (send_spliced(&c->client, 0, 8, &call) < 0 ||
 	    drain_spliced(&c->server, 8, &call) < 0)
-		return err_set(err, "splice: client %u: the kernel refused %s (%s); this backend "
-			       "needs vmsplice(2) and splice(2) on TCP sockets: use -b tcp",
-			       client, call, errno ? strerror(errno) : "connection closed");
+		return err_set(err, "splice: the kernel refused %s (%s); this backend needs "
+			       "vmsplice(2) and splice(2) on TCP sockets: use -b tcp",
+			       call, errno ? strerror(errno) : "connection closed");
 	return 0;
 }
 
-static int setup(struct splice_conn *c, unsigned client, struct errbuf *err)
+static int setup(struct splice_conn *c, struct errbuf *err)
 {
 	if (map_zeros(c) < 0)
-		return err_errno(err, "splice: client %u: mapping %zu zero bytes", client,
-				 c->zeros_len);
+		return err_errno(err, "splice: mapping %zu zero bytes", c->zeros_len);
 	if (tcp_pair(&c->client.sock, &c->server.sock) < 0)
-		return err_errno(err, "splice: client %u: loopback TCP connection", client);
+		return err_errno(err, "splice: loopback TCP connection");
 	if (make_pipe(&c->client) < 0 || make_pipe(&c->server) < 0)
-		return err_errno(err, "splice: client %u: pipe2", client);
+		return err_errno(err, "splice: creating the pipes that carry spliced bytes");
 	c->client.devnull = c->server.devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (c->client.devnull < 0)
-		return err_errno(err, "splice: client %u: opening /dev/null", client);
+		return err_errno(err, "splice: opening /dev/null");
 	c->client.zeros = c->server.zeros = c->zeros;
-	return probe(c, client, err);
+	return probe(c, err);
 }
 
 static void conn_free(struct splice_conn *c)
@@ -377,12 +376,12 @@ static int splice_open(void *run, const struct backend_config *cfg, unsigned cli
 
 	(void)run;
 	if (!c)
-		return err_set(err, "splice: client %u: out of memory", client);
+		return err_set(err, "splice: out of memory");
 	snprintf(c->peer, sizeof(c->peer), "splice server %u", client);
 	struct splice_end *ends[] = { &c->client, &c->server };
 	for (int i = 0; i < 2; i++)
 		ends[i]->sock = ends[i]->pipe[0] = ends[i]->pipe[1] = ends[i]->devnull = -1;
-	if (setup(c, client, err) < 0 || start_server(c, cfg->processes, err) < 0) {
+	if (setup(c, err) < 0 || start_server(c, cfg->processes, err) < 0) {
 		conn_free(c);
 		return -1;
 	}

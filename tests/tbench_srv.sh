@@ -51,6 +51,9 @@ wait_for() {
 start_srv() {
 	local name="$1"
 	shift
+	# Emptied here, not by the background job's redirection, which may come
+	# after wait_for has read an earlier server's line from the same file.
+	: >"$TMP/$name.out"
 	"$SRV" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
@@ -180,6 +183,7 @@ kill_once() {
 	while [ "$1" != "--" ]; do srv_args+=("$1"); shift; done
 	shift
 	start_srv kill --port 0 "${srv_args[@]}"
+	: >"$TMP/run.out"   # as in start_srv
 	"$TBENCH" -b tcp 4 127.0.0.1 --port "$SRV_PORT" -t 60 --warmup 0 "$@" \
 		>"$TMP/run.out" 2>"$TMP/run.err" &
 	run=$!
@@ -229,6 +233,7 @@ descendants() {
 # (generous, for a loaded machine) no process it started may remain.
 sigkill_tbench() {
 	local run kids left tries=200
+	: >"$TMP/k.out"   # as in start_srv
 	env TMPDIR="$TMP/killdir" "$TBENCH" -b "$1" 4 --processes -c "$TINY" -t 60 --warmup 0 \
 		>"$TMP/k.out" 2>"$TMP/k.err" &
 	run=$!
@@ -258,5 +263,28 @@ for backend in pipe socketpair splice tcp unix; do
 	sigkill_tbench "$backend"
 done
 if [ -z "$(ls -A "$TMP/killdir")" ]; then ok "unix: no socket directory left after kill -9"; else not_ok "left: $(ls "$TMP/killdir")"; fi
+
+# --- a client process killed: the run fails, unix leaves no directory --------
+mkdir "$TMP/clientkill"
+: >"$TMP/c.out"
+env TMPDIR="$TMP/clientkill" "$TBENCH" -b unix 4 --processes -c "$TINY" -t 60 --warmup 0 \
+	>"$TMP/c.out" 2>"$TMP/c.err" &
+RUN=$!
+PIDS+=("$RUN")
+wait_for "$TMP/c.out" "execute" "$RUN" || true
+VICTIM=""
+for p in $(ps -o pid= --ppid "$RUN"); do   # a client: a child with no children (not the server)
+	if [ -z "$(ps -o pid= --ppid "$p")" ]; then VICTIM="$p"; break; fi
+done
+RC=0
+if [ -n "$VICTIM" ]; then
+	kill -9 "$VICTIM"
+	wait "$RUN" || RC=$?
+	if [ "$RC" -eq 1 ]; then ok "a client killed: exit 1"; else not_ok "a client killed: exit $RC"; fi
+	grep_ok "a client killed: says which and how" "client [0-9]* died: killed by signal 9" "$TMP/c.err"
+	if [ -z "$(ls -A "$TMP/clientkill")" ]; then ok "unix: no directory left after a killed client"; else not_ok "left: $(ls "$TMP/clientkill")"; fi
+else
+	not_ok "no client process found under tbench $RUN"
+fi
 
 tl_done

@@ -346,13 +346,13 @@ static void unix_socket(const char *dir)
 
 /* ---- hostile peers -------------------------------------------------------- */
 
-/* One byte every 200 ms: a frame that would take 14 s to arrive. */
+/* One byte every 200 ms: a frame that would take 20 s to arrive. */
 static bool trickle_dropped(int fd)
 {
 	static const uint8_t header[] = { 0, 0, 0, 64 };
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
-	for (int i = 0; i < 70; i++) {
+	for (int i = 0; i < 100; i++) {
 		if (send(fd, &header[i % 4], 1, MSG_NOSIGNAL) < 0)
 			return true;   /* already closed (and reset) by the server */
 		if (poll(&p, 1, 200) > 0)
@@ -362,11 +362,12 @@ static bool trickle_dropped(int fd)
 }
 
 /* Peers that send nothing, half a frame, or a trickle are dropped after
- * the timeout (1 s here); a normal client is served meanwhile and after. */
+ * the timeout; a normal client is served meanwhile and after. 2 s, so that
+ * a normal client on a loaded machine never takes that long. */
 static void slow_peers(bool processes)
 {
 	struct server_config cfg = {
-		.listen = "127.0.0.1", .port = "0", .processes = processes, .timeout_secs = 1,
+		.listen = "127.0.0.1", .port = "0", .processes = processes, .timeout_secs = 2,
 	};
 	struct server *s = start_cfg(&cfg);
 	uint8_t half[14] = { 0 };
@@ -376,13 +377,13 @@ static void slow_peers(bool processes)
 	CHECK(write_full(partial, half, sizeof(half)) == 0);
 	normal_client(s, NULL);          /* while all three hold a connection */
 	/* Bounds of several timeouts: the drop must come, load may delay it. */
-	CHECK(closed_within(idle, 10));
-	CHECK(closed_within(partial, 10));
+	CHECK(closed_within(idle, 15));
+	CHECK(closed_within(partial, 15));
 	CHECK(trickle_dropped(slow));
 	normal_client(s, NULL);
 	server_free(s);
 	const char *t = new_log();
-	bool ok = count_lines(t) == 3 && strstr(t, "idle for 1 s (--timeout)") &&
+	bool ok = count_lines(t) == 3 && strstr(t, "idle for 2 s (--timeout)") &&
 		  strstr(t, "too slow: 14 bytes of a frame") && strstr(t, "; closed it");
 	if (!ok)
 		fprintf(stderr, "  slow peers (%s): wanted 3 lines (idle, too slow x2), got:\n%s",
