@@ -52,7 +52,7 @@ static int tcp_check(const struct backend_config *cfg, struct errbuf *err)
 	if (cfg->port && parse_long_range(cfg->port, cfg->server ? 1 : 0, 65535, &port) < 0)
 		return err_set(err, "tcp: --port %s: not a port number from %d to 65535",
 			       cfg->port, cfg->server ? 1 : 0);
-	if (sockopts_parse(spec, true, &opts, err) < 0) {
+	if (sockopts_parse_tcp(spec, &opts, err) < 0) {
 		struct errbuf why = *err;
 		return err_set(err, "tcp: -T %s: %s", spec, why.msg);
 	}
@@ -153,8 +153,8 @@ static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf
 	if (!r)
 		return err_set(err, "tcp: out of memory");
 	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : WIRE_PORT_STRING);
-	int rc = sockopts_parse(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
-				true, &r->opts, err);
+	int rc = sockopts_parse_tcp(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
+				    &r->opts, err);
 	if (rc == 0 && !cfg->server)
 		rc = start_own_server(r, cfg, port, sizeof(port), err);
 	if (rc == 0)

@@ -44,7 +44,7 @@ static int unix_check(const struct backend_config *cfg, struct errbuf *err)
 	if (cfg->unix_path && (!*cfg->unix_path || strlen(cfg->unix_path) > max))
 		return err_set(err, "unix: --unix %s: a socket path must be 1 to %zu bytes long",
 			       cfg->unix_path, max);
-	if (sockopts_parse(cfg->tcp_options, false, &opts, err) < 0) {
+	if (sockopts_parse_unix(cfg->tcp_options, &opts, err) < 0) {
 		struct errbuf why = *err;
 		return err_set(err, "unix: -T %s: %s", cfg->tcp_options, why.msg);
 	}
@@ -103,7 +103,7 @@ static int unix_start(const struct backend_config *cfg, void **run, struct errbu
 	if (!r)
 		return err_set(err, "unix: out of memory");
 	r->sun.sun_family = AF_UNIX;
-	int rc = sockopts_parse(cfg->tcp_options, false, &r->opts, err);
+	int rc = sockopts_parse_unix(cfg->tcp_options, &r->opts, err);
 	if (rc == 0 && cfg->unix_path)
 		snprintf(r->sun.sun_path, sizeof(r->sun.sun_path), "%s", cfg->unix_path);
 	else if (rc == 0)

@@ -1,12 +1,10 @@
 #include "config.h"
 #include "sockopt.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -40,7 +38,7 @@ const char *sockopts_known(void)
 
 static int parse_value(const struct known *k, const char *val, int *out, struct errbuf *err)
 {
-	char *end;
+	long v;
 
 	if (!val) {
 		if (k->needs_value)
@@ -49,9 +47,7 @@ static int parse_value(const struct known *k, const char *val, int *out, struct 
 					   IPTOS_LOWDELAY : IPTOS_THROUGHPUT) : 1;
 		return 0;
 	}
-	errno = 0;
-	long v = strtol(val, &end, 0);
-	if (errno || end == val || *end || v < 0 || v > INT_MAX)
+	if (parse_long_range(val, 0, INT_MAX, &v) < 0)
 		return err_set(err, "%s=%s: the value must be a whole number from 0 to %d",
 			       k->name, val, INT_MAX);
 	if (!k->needs_value && k->opt != IP_TOS && v > 1)
@@ -87,7 +83,7 @@ static int parse_one(char *tok, bool tcp, struct sockopts *out, struct errbuf *e
 	return 0;
 }
 
-int sockopts_parse(const char *spec, bool tcp, struct sockopts *out, struct errbuf *err)
+static int parse_all(const char *spec, bool tcp, struct sockopts *out, struct errbuf *err)
 {
 	char copy[512], *save = NULL;
 
@@ -101,6 +97,16 @@ int sockopts_parse(const char *spec, bool tcp, struct sockopts *out, struct errb
 		if (parse_one(t, tcp, out, err) < 0)
 			return -1;
 	return 0;
+}
+
+int sockopts_parse_tcp(const char *spec, struct sockopts *out, struct errbuf *err)
+{
+	return parse_all(spec, true, out, err);
+}
+
+int sockopts_parse_unix(const char *spec, struct sockopts *out, struct errbuf *err)
+{
+	return parse_all(spec, false, out, err);
 }
 
 int sockopts_apply(int fd, const struct sockopts *o, struct errbuf *err)

@@ -21,9 +21,11 @@ struct sockopts {
 	} v[SOCKOPT_MAX];
 };
 
-/* spec may be NULL or empty (no options). tcp: false for AF_UNIX sockets,
- * where TCP_* options are refused. -1 with err naming the bad option. */
-int sockopts_parse(const char *spec, bool tcp, struct sockopts *out, struct errbuf *err);
+/* spec may be NULL or empty (no options). -1 with err naming the bad option.
+ * For TCP sockets every option; for AF_UNIX ones the TCP and IP options
+ * are refused. */
+int sockopts_parse_tcp(const char *spec, struct sockopts *out, struct errbuf *err);
+int sockopts_parse_unix(const char *spec, struct sockopts *out, struct errbuf *err);
 
 /* -1 with err naming the option that the kernel refused. */
 int sockopts_apply(int fd, const struct sockopts *o, struct errbuf *err);

@@ -178,7 +178,7 @@ static int serve(struct srv_options *o)
 	struct errbuf err;
 	struct server *s;
 
-	if (sockopts_parse(spec, !o->unix_path, &opts, &err) < 0) {
+	if ((o->unix_path ? sockopts_parse_unix : sockopts_parse_tcp)(spec, &opts, &err) < 0) {
 		fprintf(stderr, "tbench_srv: -T %s: %s\n", spec, err.msg);
 		return EXIT_USAGE;
 	}
