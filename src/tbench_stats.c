@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"       tbench-stats compare [--metric M] [--keys K,..] [--alpha A] [--csv] A B\n"
 		"       tbench-stats cost [--baseline NAME] [--keys K,..] SUMMARY.csv|RUNS.csv|DIR\n"
 		"       tbench-stats row [--set NAME=VALUE]... [--server-cpu-start U,S\n"
-		"                        --server-cpu-end U,S] [RUN.json]\n"
+		"                        --server-cpu-end U,S] [--columns C,..] [RUN.json]\n"
 		"       tbench-stats row --header\n"
 		"       tbench-stats select [--where NAME=VALUE]... [--columns C,..] [--tsv] FILE.csv\n"
 		"       tbench-stats proc-cpu PID\n"
@@ -64,7 +64,8 @@ static void usage(FILE *f)
 		"row        the runs.csv row of one run from its --json document (none: the run\n"
 		"           left none) and the values only the sweep knows (--set); --header the\n"
 		"           header. A server's CPU seconds read before and after the run replace\n"
-		"           the JSON's figures for servers.\n"
+		"           the JSON's figures for servers. --columns: only those cells,\n"
+		"           tab-separated.\n"
 		"select     the rows whose columns have the given values, all columns or those\n"
 		"           named; --tsv: tab-separated, no header.\n"
 		"proc-cpu   user,system CPU seconds of a process and its reaped children.\n"
@@ -442,11 +443,45 @@ static void print_row_header(FILE *o)
 	fputc('\n', o);
 }
 
+/* Cells into one line of tab-separated text: tabs and line breaks become spaces. */
+static void put_tsv(FILE *o, char *const *cells, const int *cols, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc('\t', o);
+		for (const char *s = cells[cols[i]]; *s; s++)
+			fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, o);
+	}
+	fputc('\n', o);
+}
+
+/* The row, or with --columns only those of its cells, tab-separated. */
+static void print_row(FILE *o, char **cells, const char *columns)
+{
+	if (!columns) {
+		csv_put_row(o, cells, row_ncols());
+		return;
+	}
+	struct strlist cl = strlist_split(columns);
+	int *cols = xrealloc(NULL, (cl.n ? cl.n : 1) * sizeof(int));
+	for (size_t i = 0; i < cl.n; i++) {
+		size_t c = 0;
+		while (c < row_ncols() && strcmp(row_col_name(c), cl.v[i]) != 0)
+			c++;
+		if (c == row_ncols())
+			die(EXIT_USAGE, "row: --columns: no column '%s' (see tbench-stats row --header)", cl.v[i]);
+		cols[i] = (int)c;
+	}
+	put_tsv(o, cells, cols, cl.n);
+	free(cols);
+	strlist_free(&cl);
+}
+
 static void cmd_row(int argc, char **argv)
 {
 	struct row_input in = { 0 };
 	struct row_setting *set = xrealloc(NULL, (size_t)argc * sizeof(*set));
-	const char *file[1] = { NULL }, *val;
+	const char *file[1] = { NULL }, *val, *columns = NULL;
 	int nfile = 0, have_start = 0, have_end = 0, header = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -462,6 +497,8 @@ static void cmd_row(int argc, char **argv)
 		} else if (opt_value(argc, argv, &i, "--server-cpu-end", &val)) {
 			parse_cpu_pair("--server-cpu-end", val, in.server_end);
 			have_end = 1;
+		} else if (opt_value(argc, argv, &i, "--columns", &columns)) {
+			continue;
 		} else if (strcmp(argv[i], "--header") == 0) {
 			header = 1;
 		} else {
@@ -481,7 +518,7 @@ static void cmd_row(int argc, char **argv)
 		in.json = nfile ? &doc : NULL;
 		in.set = set;
 		char **cells = row_make(&in);
-		csv_put_row(stdout, cells, row_ncols());
+		print_row(stdout, cells, columns);
 		row_free(cells);
 		if (nfile)
 			json_free(&doc);
@@ -489,18 +526,6 @@ static void cmd_row(int argc, char **argv)
 	for (size_t i = 0; i < in.nset; i++)
 		free((char *)set[i].name);
 	free(set);
-}
-
-/* Cells into one line of tab-separated text: tabs and line breaks become spaces. */
-static void put_tsv(FILE *o, char *const *cells, const int *cols, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputc('\t', o);
-		for (const char *s = cells[cols[i]]; *s; s++)
-			fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, o);
-	}
-	fputc('\n', o);
 }
 
 static int row_matches(const struct table *t, size_t r, const struct row_setting *where,

@@ -1,7 +1,8 @@
 #!/bin/bash
 # tbench-stats summarize/compare/cost and scripts/tbench-compare on small
 # hand-made CSVs (tests/data/compare_*.csv) whose answers are worked out in
-# their comments.
+# their comments; tbench-stats row, select and proc-cpu on the sample runs
+# of tests/data (their rows worked out in tests/data/rows.csv).
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
 set -euo pipefail
@@ -90,6 +91,8 @@ compare_table() {
 	expect_exit 0 "tbench-compare --csv" env TBENCH_STATS="$STATS" "$tc" --csv "$A" "$B"
 	cmp -s "$TL_TMP/out" "$TL_TMP/cmp.csv" && ok "--csv is tbench-stats compare --csv" || not_ok "--csv differs"
 	expect_exit 2 "tbench-compare: one input" env TBENCH_STATS="$STATS" "$tc" "$A"
+	expect_exit 2 "tbench-compare: a tbench-stats not of this suite" env TBENCH_STATS=/bin/true "$tc" "$A" "$B"
+	grep -q "/bin/true is not the tbench-stats of this suite" "$TL_TMP/err" && ok "says so" || not_ok "says so"
 	expect_exit 0 "tbench-compare --help" "$tc" --help
 }
 
@@ -101,8 +104,53 @@ cost() {
 	[ -z "$(field "$c" tcp,4,on cost_us)" ] && ok "no nop at 4 clients: no tcp cost" || not_ok "tcp 4 has no baseline"
 }
 
+rows_cli() {
+	local data="$SRCDIR/tests/data" ok_set=(--set offload=on --set rep=2 --set dev=lo --set tso=on --set gso=on
+		--set gro=on --set exit_code=0 --set started=2026-12-01T10:00:00+00:00 --set json=runs/tcp_c4_on_r2.json)
+	expect_exit 0 "row --header" "$STATS" row --header
+	[ "$(cat "$TL_TMP/out")" = "$(grep -v '^#' "$data/rows.csv" | head -n 1)" ] && ok "header: that of tests/data/rows.csv" ||
+		not_ok "header: $(cat "$TL_TMP/out")"
+	expect_exit 0 "row of run-ok.json" "$STATS" row "${ok_set[@]}" "$data/run-ok.json"
+	[ "$(cat "$TL_TMP/out")" = "$(grep -v '^#' "$data/rows.csv" | sed -n 2p)" ] && ok "row: that of tests/data/rows.csv" ||
+		not_ok "row: $(cat "$TL_TMP/out")"
+	expect_exit 0 "row with the server's CPU measured" "$STATS" row "${ok_set[@]}" \
+		--server-cpu-start 10,20 --server-cpu-end 10.5,21.5 "$data/run-ok.json"
+	[ "$(cat "$TL_TMP/out")" = "$(grep -v '^#' "$data/rows.csv" | sed -n 4p)" ] && ok "row: server CPU from /proc" ||
+		not_ok "row: $(cat "$TL_TMP/out")"
+	expect_exit 0 "row --columns" "$STATS" row --columns status,mb_per_sec,error "$data/run-interrupted-warmup.json"
+	[ "$(cat "$TL_TMP/out")" = $'interrupted\t\tinterrupted (SIGINT) before the execute phase' ] &&
+		ok "interrupted in warm-up: no figure" || not_ok "row --columns: $(cat "$TL_TMP/out")"
+	expect_exit 0 "row without JSON" "$STATS" row --set backend=tcp --set 'error=a "quoted", text'
+	[ "$(cut -d, -f1 "$TL_TMP/out")" = tcp ] && grep -q ',failed,.*,"a ""quoted"", text"$' "$TL_TMP/out" &&
+		ok "without JSON: failed, the error quoted" || not_ok "row without JSON: $(cat "$TL_TMP/out")"
+	expect_exit 2 "row --set of a JSON column" "$STATS" row --set mb_per_sec=1
+	expect_exit 2 "row of a missing JSON" "$STATS" row "$TL_TMP/nope.json"
+	printf '{"result": {"status": "ok",\n "mb_per_sec": 1.}}' >"$TL_TMP/bad.json"
+	expect_exit 2 "row of a broken JSON" "$STATS" row "$TL_TMP/bad.json"
+	grep -q 'bad.json:2:16: bad number' "$TL_TMP/err" && ok "names file:line:column" || not_ok "$(cat "$TL_TMP/err")"
+	expect_exit 2 "row: one server CPU reading" "$STATS" row --server-cpu-start 1,2 "$data/run-ok.json"
+
+	expect_exit 0 "select --where --columns --tsv" "$STATS" select --where model=processes --where status=ok \
+		--columns clients,server_user_s --tsv "$data/rows.csv"
+	[ "$(cat "$TL_TMP/out")" = $'4\t0.75\n4\t0.500000' ] && ok "select: the rows asked for" ||
+		not_ok "select: $(cat "$TL_TMP/out")"
+	expect_exit 0 "select as CSV" "$STATS" select --where backend=pipe "$data/rows.csv"
+	[ "$(wc -l <"$TL_TMP/out")" -eq 2 ] && grep -q '^backend,clients,' "$TL_TMP/out" &&
+		ok "select: header and one row" || not_ok "select as CSV: $(cat "$TL_TMP/out")"
+	expect_exit 2 "select: no such column" "$STATS" select --columns nosuch "$data/rows.csv"
+	expect_exit 0 "proc-cpu of this shell" "$STATS" proc-cpu $$
+	grep -Eq '^[0-9]+\.[0-9]{6},[0-9]+\.[0-9]{6}$' "$TL_TMP/out" && ok "proc-cpu: user,system" ||
+		not_ok "proc-cpu: $(cat "$TL_TMP/out")"
+	expect_exit 2 "proc-cpu of no process" "$STATS" proc-cpu 0x1
+	expect_exit 0 "--version" "$STATS" --version
+	grep -q '^tbench-stats (tbench suite) ' "$TL_TMP/out" && ok "--version names the suite" || not_ok "--version"
+	# shellcheck disable=SC2016 # $1 and $2 are sh's
+	expect_exit 1 "output to a full device" sh -c '"$1" summarize "$2" >/dev/full' sh "$STATS" "$A"
+}
+
 summarize
 compare_csv
 compare_table
 cost
+rows_cli
 tl_done

@@ -1,6 +1,7 @@
 #!/bin/bash
 # A real, short tbench-sweep: its rows, the offloads it read back inside its
-# namespace, the plots, a host left as it was, and a resume after Ctrl-C.
+# namespace, the plots, a host left as it was, a resume after Ctrl-C, and a
+# veth sweep with tbench_srv. The plan alone is tests/sweep-plan.sh.
 # Needs root (network namespaces, ethtool -K): skipped (77) otherwise.
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
@@ -19,9 +20,9 @@ ip netns del "$probe"
 
 SWEEP="$SRCDIR/scripts/tbench-sweep"
 PLOT="$SRCDIR/scripts/tbench-plot"
-export TBENCH_STATS="${top_builddir:-.}/tbench-stats"
 TBENCH="$(cd "$(dirname "$TBENCH")" && pwd)/$(basename "$TBENCH")"
-export TBENCH
+STATS="$(dirname "$TBENCH")/tbench-stats"
+export TBENCH TBENCH_STATS="$STATS"
 
 # A backend that crosses lo (tcp) when there is one; else pipe and nop with
 # --all-offloads, so that on/off still happens on the namespace's lo.
@@ -65,8 +66,12 @@ run_sweep() {
 	fi
 }
 
-# field FILE KEY COLUMN (KEY: the row's first fields joined by commas)
-col_of() { head -n 1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
+# cols FILE COLUMNS [--where NAME=VALUE]...: those columns of the rows, tab-separated
+cols() {
+	local file="$1" columns="$2"
+	shift 2
+	"$STATS" select --columns "$columns" "$@" --tsv "$file"
+}
 
 sweep_run() {
 	local out="$TL_TMP/sweep"
@@ -80,47 +85,48 @@ sweep_run() {
 	[ -f "$runs" ] && ok "runs.csv written" || { not_ok "runs.csv written"; return; }
 	[ "$(tail -n +2 "$runs" | wc -l)" -eq "$n_expect" ] && ok "$n_expect rows" ||
 		not_ok "$n_expect rows (got $(tail -n +2 "$runs" | wc -l))"
-	check "header" grep -qx 'backend,clients,offload,rep,dev,tso,gso,gro,status,exit_code,mb_per_sec,ops_per_sec,avg_ms,p99_ms,clients_user_s,clients_system_s,server_user_s,server_system_s,cpu_us_per_mb,execute_s,started,json,error' "$runs"
+	[ "$(head -n 1 "$runs")" = "$("$STATS" row --header)" ] && ok "header: tbench-stats row --header" ||
+		not_ok "header: $(head -n 1 "$runs")"
 	# A run the backend failed is recorded as failed (exit status, error) and
 	# the sweep goes on: that is the sweep working. pipe must not fail.
-	awk -F, 'NR > 1 && !($9 == "ok" && $10 == 0 && $11 > 0 && $12 > 0 && $19 > 0 && $20 > 1) &&
-		!($9 == "failed" && $10 != 0 && $23 != "") { bad++ }
-		END { exit bad > 0 }' "$runs" && ok "every run ok with MB/sec, ops/sec, CPU per MB, or failed with its reason" ||
+	cols "$runs" status,exit_code,mb_per_sec,ops_per_sec,cpu_us_per_mb,execute_s,error,model |
+		awk -F'\t' '!($1 == "ok" && $2 == 0 && $3 > 0 && $4 > 0 && $5 > 0 && $6 > 1 && $8 ~ /^(processes|threads)$/) &&
+			!($1 == "failed" && $2 != 0 && $7 != "") { bad++ }
+			END { exit bad > 0 }' && ok "every run ok with MB/sec, ops/sec, CPU per MB, model, or failed with its reason" ||
 		{ not_ok "every run ok or failed with its reason"; cat "$runs"; }
-	awk -F, 'NR > 1 && $1 == "pipe" && $9 != "ok" { bad = 1 } END { exit bad }' "$runs" &&
-		ok "pipe runs ok" || not_ok "pipe runs ok"
-	awk -F, 'NR > 1 && $9 != "ok" { print "# note: failed run (the backend, not the sweep): " $1 " clients=" $2 " offload=" $3 " rep " $4 ": " $23 }' "$runs"
+	! grep -qvx ok < <(cols "$runs" status --where backend=pipe) && ok "pipe runs ok" || not_ok "pipe runs ok"
+	cols "$runs" backend,clients,offload,rep,error --where status=failed |
+		sed 's/^/# note: failed run (the backend, not the sweep): /'
 	# interleaved: all of rep 1 before any of rep 2
-	awk -F, 'NR > 1 { if ($4 < last) bad = 1; last = $4 } END { exit bad }' "$runs" &&
+	cols "$runs" rep | awk '{ if ($1 < last) bad = 1; last = $1 } END { exit bad }' &&
 		ok "reps interleaved (rep 1 of every point first)" || not_ok "reps interleaved"
 	# read-back offloads: on rows say on, off rows say off, inside the namespace
 	local on off
-	on="$(awk -F, -v b="$NET" '$1 == b && $3 == "on" { print $5, $6, $7 }' "$runs" | sort -u)"
-	off="$(awk -F, -v b="$NET" '$1 == b && $3 == "off" { print $5, $6, $7 }' "$runs" | sort -u)"
-	[ "$on" = "lo on on" ] && ok "offload=on read back as tso on, gso on (lo)" || not_ok "offload=on read back: '$on'"
-	[ "$off" = "lo off off" ] && ok "offload=off read back as tso off, gso off (lo)" || not_ok "offload=off read back: '$off'"
+	on="$(cols "$runs" dev,tso,gso --where backend="$NET" --where offload=on | sort -u)"
+	off="$(cols "$runs" dev,tso,gso --where backend="$NET" --where offload=off | sort -u)"
+	[ "$on" = $'lo\ton\ton' ] && ok "offload=on read back as tso on, gso on (lo)" || not_ok "offload=on read back: '$on'"
+	[ "$off" = $'lo\toff\toff' ] && ok "offload=off read back as tso off, gso off (lo)" || not_ok "offload=off read back: '$off'"
 	if [ "$NET" = tcp ]; then
-		awk -F, '$1 == "pipe" && !($3 == "n/a" && $6 == "n/a") { bad = 1 } END { exit bad }' "$runs" &&
-			ok "pipe runs once per point, offload n/a" || not_ok "pipe offload n/a"
+		[ "$(cols "$runs" offload,dev,tso --where backend=pipe | sort -u)" = $'n/a\t\tn/a' ] &&
+			ok "pipe runs once per point, offload n/a, no device" || not_ok "pipe offload n/a"
 	fi
 	# raw JSON of every run
 	local missing=0 j
 	while IFS= read -r j; do
 		jq -e '.result.status == "ok"' "$out/$j" >/dev/null 2>&1 || missing=$((missing + 1))
-	done < <(awk -F, 'NR > 1 { print $22 }' "$runs")
+	done < <(cols "$runs" json)
 	[ "$missing" -eq 0 ] && ok "raw --json of every run kept" || not_ok "$missing raw JSON files missing or bad"
 	# summary
 	local pts
 	if [ "$NET" = tcp ]; then pts=6; else pts=8; fi
 	[ "$(tail -n +2 "$out/summary.csv" | wc -l)" -eq "$pts" ] && ok "summary.csv: $pts points" || not_ok "summary.csv: $pts points"
-	local ncol
-	local fcol
-	ncol="$(col_of "$out/summary.csv" n)"
-	fcol="$(col_of "$out/summary.csv" n_failed)"
-	awk -F, -v c="$ncol" -v f="$fcol" 'NR > 1 && $c + $f != 2 { bad = 1 } END { exit bad }' "$out/summary.csv" &&
+	cols "$out/summary.csv" n,n_failed | awk '$1 + $2 != 2 { bad = 1 } END { exit bad }' &&
 		ok "summary: n + n_failed = 2 everywhere" || not_ok "summary: n + n_failed = 2 everywhere"
+	! grep -qv '^processes$\|^threads$' < <(cols "$out/summary.csv" model) &&
+		ok "summary: the client model of every point" || not_ok "summary: model column"
 	check "meta.json" jq -e '.status == "complete" and (.host.kernel | length > 0) and (.host.cpu_model | length > 0)
-		and .host.cores_online > 0 and .host.memory_kb > 0 and (.tbench.version | test("tbench"))
+		and .host.cores_online > 0 and .host.memory_kb > 0 and (.tbench.version | test("tbench suite"))
+		and (.sweep.client_model | test("^(processes|threads)$"))
 		and (.tbench.git_revision | length > 0) and (.command | test("--label test"))
 		and (.start | length > 0) and (.end | length > 0)
 		and (.devices[0].device == "lo") and (.devices[0].offload_flags_at_start["tcp-segmentation-offload"] | length > 0)' \
@@ -183,7 +189,7 @@ resume() {
 	[ "$done_rows" -ge 3 ] && [ "$done_rows" -lt 8 ] && ok "finished runs kept: $done_rows of 8" ||
 		not_ok "finished runs kept: $done_rows of 8"
 	check "meta.json says interrupted" jq -e '.status == "interrupted"' "$out/meta.json"
-	awk -F, 'NR > 1 && $9 != "ok" { bad = 1 } END { exit bad }' "$out/runs.csv" &&
+	! grep -qvx ok < <(cols "$out/runs.csv" status) &&
 		ok "no half-finished run recorded" || not_ok "no half-finished run recorded"
 	ls "$out"/runs/*.part >/dev/null 2>&1 && not_ok ".part files left" || ok "no .part files left"
 	cp "$out/runs.csv" "$TL_TMP/before.csv"
@@ -195,7 +201,7 @@ resume() {
 	[ "$(tail -n +2 "$out/runs.csv" | wc -l)" -eq 8 ] && ok "8 rows after resume" || not_ok "8 rows after resume"
 	[ "$(head -n "$((done_rows + 1))" "$out/runs.csv")" = "$(cat "$TL_TMP/before.csv")" ] &&
 		ok "finished rows intact" || not_ok "finished rows intact"
-	[ "$(tail -n +2 "$out/runs.csv" | cut -d, -f1-4 | sort | uniq -d | wc -l)" -eq 0 ] &&
+	[ "$(cols "$out/runs.csv" backend,clients,offload,rep | sort | uniq -d | wc -l)" -eq 0 ] &&
 		ok "no run twice" || not_ok "no run twice"
 	check "meta.json: complete, two sessions" jq -e '.status == "complete" and (.sessions | length) == 2
 		and .sessions[0].status == "interrupted"' "$out/meta.json"
@@ -206,20 +212,29 @@ resume() {
 	grep -q 'nothing left to do' "$TL_TMP/out" && ok "nothing left to do" || not_ok "nothing left to do"
 }
 
-usage() {
-	expect_exit 0 "--help" "$SWEEP" --help
-	expect_exit 2 "unknown backend" "$SWEEP" --backends pipe,nosuch
-	expect_exit 2 "bad client list" "$SWEEP" --clients 1,x
-	expect_exit 2 "bad offload" "$SWEEP" --offload maybe
-	expect_exit 2 "--dev without --server" "$SWEEP" --dev eth0
-	expect_exit 0 "--dry-run" "$SWEEP" --backends pipe,"$NET" --clients 1..8 --reps 2 -n
-	grep -q '^\[1/' "$TL_TMP/out" && grep -q 'clients=8' "$TL_TMP/out" && ok "1..8 doubles up to 8" ||
-		not_ok "1..8 doubles up to 8"
+# tcp across a veth pair to the tbench_srv the sweep starts in the other
+# namespace; the server's CPU is read from /proc around each run.
+veth() {
+	local out="$TL_TMP/veth"
+	if [ "$NET" != tcp ]; then
+		echo "# skipped the veth sweep: this tbench has no tcp backend"
+		return
+	fi
+	run_sweep 0 "--veth: tcp to tbench_srv across a veth pair" --veth --backends tcp --clients 1,2 --reps 1 \
+		-t 1 --warmup 0 --offload off --out "$out"
+	grep -q 'using .*/tbench_srv (' "$TL_TMP/err" && ok "says which tbench_srv" || not_ok "says which tbench_srv"
+	[ "$(cols "$out/runs.csv" status,dev,tso,gso | sort -u)" = $'ok\tveth\toff\toff' ] &&
+		ok "2 runs ok, offloads off on the veth pair" || { not_ok "veth runs"; cat "$out/runs.csv"; }
+	cols "$out/runs.csv" server_user_s,server_system_s,cpu_us_per_mb |
+		awk -F'\t' '!($1 >= 0 && $1 != "" && $2 >= 0 && $2 != "" && $3 > 0) { bad = 1 } END { exit bad }' &&
+		ok "server CPU measured, CPU per MB" || { not_ok "server CPU"; cat "$out/runs.csv"; }
+	check "meta.json: veth, three devices" jq -e '.sweep.mode == "veth" and (.devices | length) == 3' "$out/meta.json"
 }
 
-usage
 sweep_run
 host_untouched
 resume
+host_untouched
+veth
 host_untouched
 tl_done

@@ -1,0 +1,72 @@
+# Shared by tbench-sweep, tbench-plot and tbench-compare (sourced, not run):
+# messages and exits, and which of the suite's programs to use.
+# The caller sets PROG (its name) and SCRIPT_DIR (its directory).
+# shellcheck shell=bash
+
+die() {
+	echo "$PROG: $*" >&2
+	exit 1
+}
+
+usage_error() {
+	echo "$PROG: $*" >&2
+	echo "Try '$PROG --help'." >&2
+	exit 2
+}
+
+# 0 when PROGRAM --version says it is of this suite (dbench's tbench says
+# "dbench version 4.00"); its first line on stdout either way.
+tb_version_of() { # PROGRAM
+	local out
+	out="$("$1" --version 2>&1 </dev/null)" || true
+	echo "${out%%$'\n'*}"
+	[[ "$out" == *"tbench suite"* ]]
+}
+
+# The directories to look in for a program of the suite, best first: beside
+# the script (an install, or a build tree holding the scripts), the top of
+# the tree (an in-tree build), build/ (where scripts/quickstart builds), the
+# current directory (a build directory), then PATH.
+tb_candidates() { # NAME
+	local d
+	for d in "$SCRIPT_DIR" "$SCRIPT_DIR/.." "$SCRIPT_DIR/../build" "$PWD"; do
+		[ ! -f "$d/$1" ] || [ ! -x "$d/$1" ] || echo "$(cd "$d" && pwd)/$1"
+	done
+	type -P -a "$1" 2>/dev/null || true
+}
+
+# The program NAME of this suite, on stdout: EXPLICIT (an option or
+# environment variable) if given, else the first of the candidates (after
+# PREFER-DIR's, e.g. the directory of the tbench in use) whose --version
+# says "tbench suite". Says on stderr which one and what it is. HOW tells
+# the user how to name one ("--tbench PATH or TBENCH=PATH").
+tb_find() { # NAME HOW EXPLICIT [PREFER-DIR]
+	local name="$1" how="$2" explicit="$3" prefer="${4:-}" c real version seen=" "
+	if [ -n "$explicit" ]; then
+		if [ ! -f "$explicit" ] || [ ! -x "$explicit" ]; then
+			echo "$PROG: $explicit: not an executable file (the $name to use, from $how)" >&2
+			exit 2
+		fi
+		c="$(cd "$(dirname "$explicit")" && pwd)/$(basename "$explicit")"
+		if ! version="$(tb_version_of "$c")"; then
+			echo "$PROG: $explicit is not the $name of this suite: its --version says '$version'" >&2
+			exit 2
+		fi
+		echo "$PROG: using $c ($version)" >&2
+		echo "$c"
+		return
+	fi
+	while IFS= read -r c; do
+		real="$(readlink -f -- "$c" || echo "$c")"  # /bin/x and /usr/bin/x: one file, looked at once
+		if [ -z "$c" ] || [[ "$seen" == *" $real "* ]]; then continue; fi
+		seen+="$real "
+		if version="$(tb_version_of "$c")"; then
+			echo "$PROG: using $c ($version)" >&2
+			echo "$c"
+			return
+		fi
+		echo "$PROG: not using $c: its --version says '$version', not 'tbench suite'" >&2
+	done < <([ -z "$prefer" ] || [ ! -x "$prefer/$name" ] || echo "$prefer/$name"; tb_candidates "$name")
+	die "no $name of this suite beside $SCRIPT_DIR, in build/, here or in PATH:" \
+		"build it (scripts/quickstart builds in build/) or name it ($how)"
+}

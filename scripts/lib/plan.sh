@@ -1,0 +1,146 @@
+# tbench-sweep's plan (sourced, not run): which runs, in which order, their
+# names and how long they take. Every function answers on stdout; a record
+# is a line of '|'-separated fields. Errors in what the user asked for are
+# usage errors (exit 2; usage_error comes from common.sh).
+# shellcheck shell=bash
+
+# Seconds that a run takes besides its warm-up and execute phase: starting
+# tbench and its servers, setting offloads, writing the results.
+PLAN_RUN_OVERHEAD_MS=1500
+
+is_secs() { [[ "$1" =~ ^[0-9]{1,7}([.][0-9]+)?$ ]]; }
+
+# "5" or "2.5" seconds in milliseconds (bash has integers only).
+secs_to_ms() { # SECS (checked with is_secs)
+	local whole="${1%%.*}" frac=000
+	[[ "$1" != *.* ]] || frac="${1#*.}000"
+	echo $((10#$whole * 1000 + 10#${frac:0:3}))
+}
+
+fmt_secs() { # SECONDS -> 1h02m, 3m05s or 42s
+	local s="$1"
+	if [ "$s" -ge 3600 ]; then printf '%dh%02dm\n' $((s / 3600)) $((s % 3600 / 60))
+	elif [ "$s" -ge 60 ]; then printf '%dm%02ds\n' $((s / 60)) $((s % 60))
+	else printf '%ds\n' "$s"; fi
+}
+
+# Client counts "1,2,4" or "A..B" doubling, mixable ("1..8,12"): one a line.
+plan_clients() { # LIST
+	local item a b items=() n=0
+	IFS=, read -r -a items <<<"$1"
+	for item in "${items[@]}"; do
+		if [[ "$item" =~ ^([0-9]{1,6})\.\.([0-9]{1,6})$ ]]; then
+			a=$((10#${BASH_REMATCH[1]}))
+			b=$((10#${BASH_REMATCH[2]}))
+			if [ "$a" -lt 1 ] || [ "$a" -gt "$b" ]; then usage_error "--clients: bad range '$item'"; fi
+			for (( ; a <= b; a *= 2)); do
+				echo "$a"
+				n=$((n + 1))
+			done
+		elif [[ "$item" =~ ^[0-9]{1,6}$ ]] && [ $((10#$item)) -ge 1 ]; then
+			echo $((10#$item))
+			n=$((n + 1))
+		else
+			usage_error "--clients: '$item' is not a client count or A..B"
+		fi
+	done
+	[ "$n" -gt 0 ] || usage_error "--clients: empty list"
+}
+
+plan_onoff() { # OPTION LIST -> on and off values, one a line
+	local v vals=()
+	IFS=, read -r -a vals <<<"$2"
+	[ "${#vals[@]}" -gt 0 ] || usage_error "$1: empty list"
+	for v in "${vals[@]}"; do
+		[ "$v" = on ] || [ "$v" = off ] || usage_error "$1: '$v' is neither on nor off"
+		echo "$v"
+	done
+}
+
+# Offload settings "label|tso|gso|gro" ("" = left alone): --offload sets TSO
+# and GSO together, --tso/--gso/--gro each one; a cross product, the
+# separate one winning. Neither given: on and off.
+plan_settings() { # OFFLOAD TSO GSO GRO
+	local offload="$1" out o a b c label
+	local offl=("") tso=("") gso=("") gro=("")
+	[ -n "$offload$2$3$4" ] || offload=on,off
+	if [ -n "$offload" ]; then out="$(plan_onoff --offload "$offload")"; mapfile -t offl <<<"$out"; fi
+	if [ -n "$2" ]; then out="$(plan_onoff --tso "$2")"; mapfile -t tso <<<"$out"; fi
+	if [ -n "$3" ]; then out="$(plan_onoff --gso "$3")"; mapfile -t gso <<<"$out"; fi
+	if [ -n "$4" ]; then out="$(plan_onoff --gro "$4")"; mapfile -t gro <<<"$out"; fi
+	for o in "${offl[@]}"; do
+		for a in "${tso[@]}"; do
+			for b in "${gso[@]}"; do
+				for c in "${gro[@]}"; do
+					label="$o"
+					[ -z "$a" ] || label="${label:+$label:}tso=$a"
+					[ -z "$b" ] || label="${label:+$label:}gso=$b"
+					[ -z "$c" ] || label="${label:+$label:}gro=$c"
+					echo "$label|${a:-$o}|${b:-$o}|$c"
+				done
+			done
+		done
+	done
+}
+
+# Points "backend|clients|label|tso|gso|gro|net": a backend whose bytes
+# cross a network device (net 1) once per offload setting, the others once
+# with offload n/a and no device touched.
+plan_points() { # BACKENDS CLIENTS SETTINGS (each one a line) NET-BACKENDS(a,b or "all")
+	local b c s backends clients settings
+	mapfile -t backends <<<"$1"
+	mapfile -t clients <<<"$2"
+	mapfile -t settings <<<"$3"
+	for b in "${backends[@]}"; do
+		for c in "${clients[@]}"; do
+			if [ "$4" = all ] || [[ ",$4," == *",$b,"* ]]; then
+				for s in "${settings[@]}"; do echo "$b|$c|$s|1"; done
+			else
+				echo "$b|$c|n/a||||0"
+			fi
+		done
+	done
+}
+
+# Runs "rep|point": rep 1 of every point, then rep 2, ...: drift of the
+# machine spreads over all points instead of landing on some.
+plan_runs() { # POINTS REPS
+	local rep p points
+	mapfile -t points <<<"$1"
+	for ((rep = 1; rep <= $2; rep++)); do
+		for p in "${points[@]}"; do echo "$rep|$p"; done
+	done
+}
+
+# The runs not done yet: DONE has "backend<TAB>clients<TAB>offload<TAB>rep"
+# lines (tbench-stats select --tsv of runs.csv).
+plan_todo() { # RUNS DONE
+	local -A done_runs=()
+	local line b c o r rest
+	while IFS= read -r line; do
+		[ -z "$line" ] || done_runs["${line//$'\t'/|}"]=1
+	done <<<"$2"
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		IFS='|' read -r r b c o rest <<<"$line"
+		[ -n "${done_runs["$b|$c|$o|$r"]:-}" ] || echo "$line"
+	done <<<"$1"
+}
+
+# A run's file name: pipe_c4_na_r1, tcp_c16_tso-off_r2.
+run_id() { # BACKEND CLIENTS LABEL REP
+	local l="${3//\//}"
+	l="${l//[^A-Za-z0-9=_-]/_}"
+	l="${l//=/-}"
+	printf '%s_c%s_%s_r%s\n' "$1" "$2" "${l:-na}" "$4"
+}
+
+describe_run() { # a run record, REPS -> "tcp clients=4 offload=on rep 1/3"
+	local rep b c label rest
+	IFS='|' read -r rep b c label rest <<<"$1"
+	echo "$b clients=$c offload=$label rep $rep/$2"
+}
+
+plan_estimate_s() { # NRUNS TIME WARMUP -> whole seconds
+	echo $(($1 * ($(secs_to_ms "$2") + $(secs_to_ms "$3") + PLAN_RUN_OVERHEAD_MS) / 1000))
+}
