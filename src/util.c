@@ -112,6 +112,30 @@ int parse_long_range(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+char *str_escape(char *out, size_t outlen, const char *s, size_t len, size_t max)
+{
+	size_t n = 0, i;
+
+	if (outlen < 8)
+		return outlen ? (*out = 0, out) : out;
+	for (i = 0; i < len && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int printable = c >= 0x20 && c < 0x7f;
+		if (n + (printable ? 1 : 4) + 4 > outlen)   /* room for "..." and the NUL */
+			break;
+		if (printable)
+			out[n++] = (char)c;
+		else
+			n += (size_t)snprintf(out + n, outlen - n, "\\x%02x", c);
+	}
+	if (i < len) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n] = 0;
+	return out;
+}
+
 int die_with_parent(pid_t parent, int sig)
 {
 	/* The check after the prctl closes the race with a parent that died

@@ -54,6 +54,10 @@ void close_fds_except(const int *keep, size_t n);
  * limit now in force in *limit; -1 with err. */
 int raise_fd_limit(unsigned long *limit, struct errbuf *err);
 
+/* Quotes untrusted text for a message: printable ASCII as it is, other
+ * bytes as \xNN, cut to `max` input bytes with "..." after. Returns out. */
+char *str_escape(char *out, size_t outlen, const char *s, size_t len, size_t max);
+
 static inline void put_be32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
