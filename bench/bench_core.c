@@ -434,6 +434,7 @@ static struct sample run_tbench(const struct settings *s, const struct loadfile 
 	cfg.bcfg.nclients = n;
 	cfg.timelimit = s->secs;
 	cfg.warmup = s->warmup;
+	cfg.warmup_exact = true;
 	cfg.quiet = true;
 	double cpu0 = cpu_secs();
 	if (driver_run(&cfg, &res) != RUN_OK) {
@@ -486,11 +487,11 @@ static void throughput(const struct settings *s)
 	enum { NB = sizeof(benches) / sizeof(benches[0]) };
 	static struct series ser[NB][MAX_LIST];
 	struct loadfile lf;
-	char err[1024];
+	struct errbuf err;
 	unsigned retried = 0, failed = 0;
 
-	if (loadfile_read(s->loadfile, &lf, err, sizeof(err)) < 0)
-		die("%s", err);
+	if (loadfile_read(s->loadfile, NULL, &lf, &err) < 0)
+		die("%s", err.msg);
 	for (unsigned rep = 0; rep < s->reps; rep++) {
 		for (unsigned b = 0; b < NB; b++) {
 			for (unsigned c = 0; c < s->n_clients; c++) {
@@ -636,12 +637,12 @@ static void parse_times(const struct settings *s)
 		}
 		for (unsigned r = 0; r < s->parse_runs; r++) {
 			struct loadfile lf;
-			char err[1024];
+			struct errbuf err;
 			uint64_t t0 = now_ns();
 			/* --from-csv: parsed once, for the operation count only. */
 			if (r == 0 || !s->from_csv) {
-				if (loadfile_read(s->parse_files[f], &lf, err, sizeof(err)) < 0)
-					die("%s", err);
+				if (loadfile_read(s->parse_files[f], NULL, &lf, &err) < 0)
+					die("%s", err.msg);
 				ms[r] = (now_ns() - t0) / 1e6;
 				n_ops = lf.n_ops;
 				loadfile_free(&lf);
@@ -782,7 +783,7 @@ static struct mem measure_rss(const struct settings *s, const char *backend, uns
 		if (fd >= 0)
 			dup2(fd, STDOUT_FILENO);
 		const char *argv[] = { s->tbench, "-b", backend, ncl, "-t", secs, "--warmup", "1",
-				       "-q", processes ? "--processes" : NULL, NULL };
+				       "-q", processes ? "--processes" : "--threads", NULL };
 		execv(s->tbench, (char *const *)argv);
 		_exit(127);
 	}

@@ -1,6 +1,7 @@
 /* One client: connect, wait for the start, replay the loadfile, count.
  * The replay loop is the hot path: it allocates nothing, parses nothing and
- * makes no system call the backend does not make itself. */
+ * makes no system call the backend does not make itself (but the sleeps a
+ * loadfile's Sleep lines and timestamps, or -R, ask for). */
 #include "config.h"
 
 #include <stdio.h>
@@ -14,8 +15,16 @@ struct client {
 	const struct run_config *cfg;
 	struct shared *sh;
 	struct slot *slot;
+	struct pass_time *passes;   /* PASS_TIMES of them, or NULL */
 	unsigned id;
 	void *conn;
+};
+
+/* dbench's -R: before each operation, sleep for what the bytes since the
+ * previous one are due at the target rate, in whole milliseconds, never
+ * making up a shortfall later. */
+struct rate {
+	uint64_t last_bytes, last_ns;
 };
 
 /* The first failure wins the error message; the driver ends the run. */
@@ -39,35 +48,59 @@ static int client_fail(struct client *c, const struct op *op, const struct errbu
 /* Every client is released at once by the driver flipping the phase. */
 static int wait_for_start(struct client *c)
 {
+	atomic_store(&c->slot->op_start_ns, 0);
 	atomic_store(&c->slot->state, SLOT_READY);
 	phase_wait_while(c->sh, PHASE_SETUP);
 	return atomic_load(&c->sh->phase) == PHASE_DONE ? -1 : 0;
 }
 
-/* mmtests' --show-execute-time line, written in one piece. */
-static void show_pass(const struct client *c, uint64_t pass_start, uint64_t now)
+static void record_pass(struct client *c, uint64_t pass_start, uint64_t now)
 {
-	char line[96];
-	uint64_t start = atomic_load(&c->sh->start_ns);
-	int n = snprintf(line, sizeof(line), "%4u completed in %llu ms at time %llu ms\n",
-			 c->id, (unsigned long long)((now - pass_start) / 1000000),
-			 (unsigned long long)((now - start) / 1000000));
+	uint64_t n = c->slot->stats.passes;
 
-	if (write(STDOUT_FILENO, line, (size_t)n) < 0) {
-		/* stdout gone: the run still counts */
-	}
+	if (!c->passes || n >= PASS_TIMES)
+		return;
+	c->passes[n] = (struct pass_time){
+		.took_ms = (uint32_t)((now - pass_start) / 1000000),
+		.at_ms = (uint32_t)((now - atomic_load(&c->sh->start_ns)) / 1000000),
+	};
 }
 
-/* With -R: sleep until the bytes so far are due at the target rate. */
-static uint64_t throttle(const struct client *c, uint64_t bytes_all, uint64_t start, uint64_t now)
+static uint64_t throttle(struct rate *r, double mb_per_sec, uint64_t bytes, uint64_t now)
 {
-	double secs = (double)bytes_all / (c->cfg->target_rate * 1e6);
-	uint64_t due = start + (uint64_t)(secs * 1e9);
+	if (r->last_bytes == 0) {
+		*r = (struct rate){ bytes, now };
+		return now;
+	}
+	double due_ns = (double)(bytes - r->last_bytes) / mb_per_sec * 1e3 - (double)(now - r->last_ns);
+	if (due_ns >= 1e6) {
+		sleep_ns((uint64_t)(due_ns / 1e6) * 1000000);
+		now = now_ns();
+	}
+	*r = (struct rate){ bytes, now };
+	return now;
+}
 
+/* A timestamped line waits until its time into the pass, as dbench does. */
+static uint64_t wait_until_due(uint64_t due, uint64_t now)
+{
 	if (due <= now)
 		return now;
 	sleep_ns(due - now);
 	return now_ns();
+}
+
+/* What an operation does besides its exchange, and when it really starts. */
+static uint64_t before_op(struct client *c, struct rate *rate, const struct op *op,
+			  uint64_t pass_start, uint64_t now)
+{
+	if (c->cfg->target_rate > 0) {
+		atomic_store_explicit(&c->slot->op_start_ns, 0, memory_order_relaxed);
+		return throttle(rate, c->cfg->target_rate, c->slot->stats.bytes_all, now);
+	}
+	if (op->due_ms)
+		return wait_until_due(pass_start + op->due_ms * 1000000ull, now);
+	return now;
 }
 
 static int replay(struct client *c)
@@ -79,20 +112,24 @@ static int replay(struct client *c)
 	struct client_stats *st = &slot->stats;
 	const uint32_t name_extra = client_name_extra(c->id);
 	int phase = atomic_load(&c->sh->phase);
-	uint64_t t_prev = now_ns(), t_start = t_prev;
+	uint64_t t_prev = now_ns(), lines = 0;
+	struct rate rate = { 0, 0 };
 	struct errbuf err;
 
-	for (;;) {
+	for (;; lines += cfg->lf->n_lines) {
 		uint64_t t_pass = t_prev;
 
 		for (const struct op *op = begin; op < end; op++) {
+			uint64_t t_start = before_op(c, &rate, op, t_pass, t_prev);
+			atomic_store_explicit(&slot->lines, lines + op->line, memory_order_relaxed);
+			atomic_store_explicit(&slot->op_start_ns, t_start, memory_order_relaxed);
 			if (op->exchanges) {
 				if (exchange(c->conn, op_send_bytes(op, name_extra), op->recv, &err) < 0)
 					return client_fail(c, op, &err);
-			} else if (op->sleep_ms) {
-				sleep_ns(op->sleep_ms * 1000000ull);
+			} else if (op->sleep_us) {
+				sleep_ns(op->sleep_us * 1000ull);
 			}
-			uint64_t t = now_ns(), lat = t - t_prev;
+			uint64_t t = now_ns(), lat = t - t_start;
 			t_prev = t;
 
 			int now_phase = atomic_load_explicit(&c->sh->phase, memory_order_relaxed);
@@ -108,15 +145,11 @@ static int replay(struct client *c)
 			st->bytes_all += op->payload;
 			st->ops_all++;
 			atomic_store_explicit(&slot->bytes, st->bytes, memory_order_relaxed);
-			atomic_store_explicit(&slot->ops, st->ops_all, memory_order_relaxed);
 			if (lat > atomic_load_explicit(&slot->interval_max_ns, memory_order_relaxed))
 				atomic_store_explicit(&slot->interval_max_ns, lat, memory_order_relaxed);
-			if (cfg->target_rate > 0)
-				t_prev = throttle(c, st->bytes_all, t_start, t);
 		}
+		record_pass(c, t_pass, t_prev);
 		st->passes++;
-		if (cfg->show_execute_time)
-			show_pass(c, t_pass, t_prev);
 		if (cfg->run_once)
 			return 0;
 	}
@@ -132,13 +165,16 @@ static void record_cpu(struct client_stats *st, int who)
 	}
 }
 
-int client_main(const struct run_config *cfg, void *backend_run, struct shared *sh, unsigned id)
+int client_main(const struct run_config *cfg, void *backend_run, struct shared *sh,
+		struct pass_time *passes, unsigned id)
 {
-	struct client c = { cfg, sh, &sh->slot[id], id, NULL };
+	struct client c = { cfg, sh, &sh->slot[id], passes, id, NULL };
 	const struct backend *be = cfg->backend;
 	struct errbuf err;
 	int rc = -1;
 
+	/* The set-up is in flight for the driver's watchdog until the client is ready. */
+	atomic_store(&c.slot->op_start_ns, now_ns());
 	if (be->open(backend_run, &cfg->bcfg, id, &c.conn, &err) < 0)
 		return client_fail(&c, NULL, &err);
 	/* dbench's connection set-up exchange; not counted. */
@@ -148,9 +184,11 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 		rc = replay(&c);
 	else
 		rc = 0;
+	atomic_store(&c.slot->op_start_ns, 0);
 	atomic_store(&c.slot->finished_ns, now_ns());
 	be->close(c.conn);
-	record_cpu(&c.slot->stats, cfg->bcfg.processes ? RUSAGE_SELF : RUSAGE_THREAD);
+	record_cpu(&c.slot->stats, cfg->bcfg.processes && cfg->clients_per_process <= 1 ?
+		   RUSAGE_SELF : RUSAGE_THREAD);
 	if (rc == 0)
 		atomic_store(&c.slot->state, SLOT_FINISHED);
 	return rc;

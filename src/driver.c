@@ -1,6 +1,7 @@
-/* The driver: starts the clients (threads, or processes with --processes),
- * releases them together, moves them through warm-up, execute and cleanup,
- * prints progress once a second and gathers their figures. */
+/* The driver: starts the clients (processes by default, as dbench; threads
+ * with --threads), releases them together, moves them through warm-up,
+ * execute and cleanup as dbench does, prints its progress lines, watches
+ * every exchange against the timeout, and gathers the clients' figures. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,8 +19,9 @@
 #include "report.h"
 #include "shared.h"
 
-#define POLL_NS       100000000ull   /* how often the driver looks */
-#define STOP_GRACE_NS 10000000000ull /* clients must stop within it after the end, even on a loaded machine */
+#define POLL_NS   100000000ull    /* how often the driver looks */
+#define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
+#define STOP_GRACE_NS 10000000000ull  /* clients stop within it after the end, on a loaded machine too */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -29,23 +32,19 @@ void driver_request_stop(void)
 
 struct driver {
 	const struct run_config *cfg;
+	unsigned nclients, per_proc;
 	struct shared *sh;
 	size_t sh_size;
+	struct pass_time *passes;       /* --show-execute-time: PASS_TIMES per client */
+	size_t passes_size;
 	void *backend_run;
 	pthread_t *threads;
-	pid_t *pids;
+	pid_t *pids;                    /* one per client process */
 	struct client_arg { struct driver *d; unsigned id; } *args;
-	unsigned started;
-	uint64_t t0, exec_start, exec_end;
+	unsigned started;               /* clients (threads) or processes started */
+	uint64_t t0, exec_start, exec_end, worst_ns;
+	int phase;
 };
-
-static void *client_thread(void *p)
-{
-	struct client_arg *a = p;
-
-	client_main(a->d->cfg, a->d->backend_run, a->d->sh, a->id);
-	return NULL;
-}
 
 static void set_error(struct driver *d, const char *msg)
 {
@@ -55,192 +54,414 @@ static void set_error(struct driver *d, const char *msg)
 		snprintf(d->sh->error, sizeof(d->sh->error), "%s", msg);
 }
 
-/* Threads start with Ctrl-C blocked: only the driver handles it. */
-static int spawn_threads(struct driver *d, struct errbuf *err)
+static struct pass_time *passes_of(struct driver *d, unsigned id)
+{
+	return d->passes ? d->passes + (size_t)id * PASS_TIMES : NULL;
+}
+
+static void *client_thread(void *p)
+{
+	struct client_arg *a = p;
+
+	client_main(a->d->cfg, a->d->backend_run, a->d->sh, passes_of(a->d, a->id), a->id);
+	return NULL;
+}
+
+/* Client threads start with Ctrl-C blocked: only the driver handles it. */
+static int start_threads(struct driver *d, unsigned first, unsigned n, pthread_t *threads,
+			 struct errbuf *err)
 {
 	sigset_t block, old;
+	unsigned i;
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (; d->started < d->cfg->bcfg.nclients; d->started++) {
-		d->args[d->started] = (struct client_arg){ d, d->started };
-		int rc = pthread_create(&d->threads[d->started], NULL, client_thread,
-					&d->args[d->started]);
+	for (i = 0; i < n; i++) {
+		d->args[first + i] = (struct client_arg){ d, first + i };
+		int rc = pthread_create(&threads[i], NULL, client_thread, &d->args[first + i]);
 		if (rc) {
 			errno = rc;
 			err_errno(err, "starting client thread %u of %u (raise ulimit -u?)",
-				  d->started, d->cfg->bcfg.nclients);
+				  first + i, d->nclients);
 			break;
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return d->started == d->cfg->bcfg.nclients ? 0 : -1;
+	return (int)i;
 }
 
-static int spawn_processes(struct driver *d, struct errbuf *err)
+/* A client process: its clients run as threads, the first in main(). It
+ * dies with tbench, even when tbench is killed with SIGKILL. */
+static void client_process(struct driver *d, unsigned proc, pid_t parent)
 {
+	unsigned first = proc * d->per_proc;
+	unsigned n = d->nclients - first < d->per_proc ? d->nclients - first : d->per_proc;
+	pthread_t threads[n > 1 ? n - 1 : 1];
+	struct errbuf err;
+	int rc = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	int extra = n > 1 ? start_threads(d, first + 1, n - 1, threads, &err) : 0;
+	if (extra < (int)n - 1)
+		set_error(d, err.msg);
+	else
+		rc = client_main(d->cfg, d->backend_run, d->sh, passes_of(d, first), first);
+	for (int i = 0; i < extra; i++)
+		pthread_join(threads[i], NULL);
+	_exit(rc == 0 ? 0 : 1);
+}
+
+static int spawn(struct driver *d, struct errbuf *err)
+{
+	if (!d->cfg->bcfg.processes) {
+		d->started = (unsigned)start_threads(d, 0, d->nclients, d->threads, err);
+		return d->started == d->nclients ? 0 : -1;
+	}
+	unsigned nprocs = run_procs(d->cfg);
+	pid_t parent = getpid();
+
 	fflush(NULL);
-	for (; d->started < d->cfg->bcfg.nclients; d->started++) {
+	for (; d->started < nprocs; d->started++) {
 		pid_t pid = fork();
 		if (pid < 0)
-			return err_errno(err, "forking client %u of %u (raise ulimit -u?)",
-					 d->started, d->cfg->bcfg.nclients);
-		if (pid == 0) {
-			signal(SIGINT, SIG_IGN);
-			signal(SIGTERM, SIG_DFL);
-			_exit(client_main(d->cfg, d->backend_run, d->sh, d->started) == 0 ? 0 : 1);
-		}
+			return err_errno(err, "forking client process %u of %u (raise ulimit -u?)",
+					 d->started, nprocs);
+		if (pid == 0)
+			client_process(d, d->started, parent);
 		d->pids[d->started] = pid;
 	}
 	return 0;
 }
 
-/* A forked client that vanished without saying why ends the run. */
+static bool slot_done(const struct slot *s)
+{
+	int state = atomic_load(&s->state);
+	return state == SLOT_FINISHED || state == SLOT_FAILED || state == SLOT_STALLED;
+}
+
+static bool slot_stalled(const struct slot *s)
+{
+	return atomic_load(&s->state) == SLOT_STALLED;
+}
+
+/* A client process that vanished without saying why ends the run; its
+ * clients are done, so nobody waits for them. */
 static void reap_dead(struct driver *d)
 {
-	for (unsigned i = 0; d->pids && i < d->started; i++) {
+	for (unsigned p = 0; d->pids && p < d->started; p++) {
 		int status;
-		if (d->pids[i] <= 0 || waitpid(d->pids[i], &status, WNOHANG) <= 0)
+		if (d->pids[p] <= 0 || waitpid(d->pids[p], &status, WNOHANG) <= 0)
 			continue;
-		d->pids[i] = 0;
-		int state = atomic_load(&d->sh->slot[i].state);
-		if (state == SLOT_FINISHED || state == SLOT_FAILED)
-			continue;
-		char msg[128];
-		if (WIFSIGNALED(status))
-			snprintf(msg, sizeof(msg), "client %u died: killed by signal %d (%s)",
-				 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
-		else
-			snprintf(msg, sizeof(msg), "client %u exited with status %d before finishing",
-				 i, WEXITSTATUS(status));
-		set_error(d, msg);
+		d->pids[p] = 0;
+		for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++) {
+			if (slot_done(&d->sh->slot[i]))
+				continue;
+			atomic_store(&d->sh->slot[i].state, SLOT_FAILED);
+			char msg[128];
+			if (WIFSIGNALED(status))
+				snprintf(msg, sizeof(msg), "client %u died: killed by signal %d (%s)",
+					 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
+			else
+				snprintf(msg, sizeof(msg), "client %u exited with status %d before finishing",
+					 i, WEXITSTATUS(status));
+			set_error(d, msg);
+		}
 	}
 }
 
-static unsigned count_state(const struct driver *d, int want_ready)
+static unsigned count_ready(const struct driver *d)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < d->started; i++) {
-		int s = atomic_load(&d->sh->slot[i].state);
-		n += want_ready ? s != SLOT_STARTING : (s == SLOT_FINISHED || s == SLOT_FAILED);
-	}
+	for (unsigned i = 0; i < d->nclients; i++)
+		n += atomic_load(&d->sh->slot[i].state) != SLOT_STARTING;
 	return n;
 }
 
-static int wait_ready(struct driver *d)
+static unsigned count_done(const struct driver *d)
 {
-	while (count_state(d, 1) < d->cfg->bcfg.nclients) {
-		reap_dead(d);
-		if (atomic_load(&d->sh->failed) || stop_requested)
-			return -1;
-		sleep_ns(1000000);
-	}
-	return atomic_load(&d->sh->failed) ? -1 : 0;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < d->nclients; i++)
+		n += slot_done(&d->sh->slot[i]);
+	return n;
 }
 
-static void progress(struct driver *d, uint64_t now, int phase)
+/* Who a stalled client was waiting for, for the error message. */
+static void describe_peer(const struct driver *d, char *out, size_t size)
 {
-	uint64_t bytes = 0, ops = 0, worst = 0;
+	const struct backend_config *b = &d->cfg->bcfg;
 
-	for (unsigned i = 0; i < d->started; i++) {
+	if (b->server)
+		snprintf(out, size, "%s server %s%s%s", d->cfg->backend->name, b->server,
+			 b->port ? " port " : "", b->port ? b->port : "");
+	else
+		snprintf(out, size, "backend %s's own server", d->cfg->backend->name);
+}
+
+/* The operation a client is in: the line it reached, found in the op array. */
+static const struct op *op_at_line(const struct loadfile *lf, uint64_t lines)
+{
+	if (lines == 0 || lf->n_lines == 0)
+		return NULL;
+	uint32_t line = (uint32_t)((lines - 1) % lf->n_lines) + 1;
+	size_t lo = 0, hi = lf->n_ops;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (lf->ops[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < lf->n_ops && lf->ops[lo].line == line ? &lf->ops[lo] : NULL;
+}
+
+/* Every exchange has a bound: a client whose exchange (or set-up) has been
+ * in flight longer than --timeout ends the run, naming it. */
+static void watchdog(struct driver *d, uint64_t now)
+{
+	uint64_t limit = (uint64_t)(d->cfg->timeout * 1e9);
+
+	for (unsigned i = 0; limit && i < d->nclients; i++) {
 		struct slot *s = &d->sh->slot[i];
-		bytes += atomic_load_explicit(&s->bytes, memory_order_relaxed);
-		ops += atomic_load_explicit(&s->ops, memory_order_relaxed);
+		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
+		if (!start || start > now || now - start < limit || slot_done(s))
+			continue;
+		char peer[200], msg[600];
+		const struct op *op = d->phase == PHASE_SETUP ? NULL
+			: op_at_line(d->cfg->lf, atomic_load(&s->lines));
+		describe_peer(d, peer, sizeof(peer));
+		if (op && !op->exchanges)
+			continue;   /* a long Sleep line is the loadfile's wish */
+		if (op)
+			snprintf(msg, sizeof(msg), "client %u, %s line %u (%s): no reply from %s "
+				 "within %g s (--timeout): is the server alive and reachable?", i,
+				 d->cfg->lf->path, op->line, smb_keyword(op->type), peer, d->cfg->timeout);
+		else
+			snprintf(msg, sizeof(msg), "client %u: connecting to %s took longer than %g s "
+				 "(--timeout): is the server alive and answering?", i, peer, d->cfg->timeout);
+		set_error(d, msg);
+		atomic_store(&s->state, SLOT_STALLED);   /* nobody waits for it */
+	}
+}
+
+/* Is something ending the run? Also reaps dead clients and runs the watchdog. */
+static int checkpoint(struct driver *d, uint64_t now)
+{
+	reap_dead(d);
+	watchdog(d, now);
+	if (atomic_load(&d->sh->failed))
+		return RUN_FAILED;
+	if (stop_requested)
+		return RUN_INTERRUPTED;
+	return -1;
+}
+
+/* dbench's "N of N processes prepared for launch" lines, then the release. */
+static int wait_ready(struct driver *d)
+{
+	uint64_t t0 = now_ns();
+	unsigned nprocs = run_procs(d->cfg), per = d->cfg->bcfg.processes ? d->per_proc : 1;
+
+	for (;;) {
+		unsigned ready = count_ready(d);
+		int end = checkpoint(d, now_ns());
+		if (end >= 0)
+			return end;
+		if (!d->cfg->quiet)
+			printf("%u of %u processes prepared for launch %3.0f sec\n",
+			       d->cfg->bcfg.processes ? ready / per : ready,
+			       d->cfg->bcfg.processes ? nprocs : d->nclients, (now_ns() - t0) / 1e9);
+		if (ready == d->nclients)
+			break;
+		sleep_ns(POLL_NS);
+	}
+	if (!d->cfg->quiet)
+		printf("releasing clients\n");
+	fflush(stdout);
+	return -1;
+}
+
+/* One progress tick: dbench's line for the phase, and the worst latency of
+ * the last interval, operations still in flight included. */
+static void tick(struct driver *d, uint64_t now)
+{
+	uint64_t bytes = 0, lines = 0, worst = 0;
+	unsigned active = 0;
+
+	for (unsigned i = 0; i < d->nclients; i++) {
+		struct slot *s = &d->sh->slot[i];
+		uint64_t b = atomic_load_explicit(&s->bytes, memory_order_relaxed);
+		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
 		uint64_t m = atomic_exchange_explicit(&s->interval_max_ns, 0, memory_order_relaxed);
+		bytes += b;
+		active += b > 0;
+		lines += atomic_load_explicit(&s->lines, memory_order_relaxed);
+		if (start && start < now && now - start > m)
+			m = now - start;
 		if (m > worst)
 			worst = m;
 	}
+	bool execute = d->phase == PHASE_EXECUTE;
+	if (execute && worst > d->worst_ns)
+		d->worst_ns = worst;
 	if (d->cfg->quiet)
 		return;
-	uint64_t since = phase == PHASE_EXECUTE ? d->exec_start : d->t0;
-	double secs = (double)(now - since) / 1e9;
-	report_progress(stdout, phase == PHASE_EXECUTE ? "execute" : "warmup", d->cfg->bcfg.nclients,
-			ops / d->cfg->bcfg.nclients, secs > 0 ? bytes / 1e6 / secs : 0, secs, worst / 1e6);
+	double secs = (double)(now - (execute ? d->exec_start : d->t0)) / 1e9;
+	report_progress(stdout, execute ? "execute" : "warmup", execute ? d->nclients : active,
+			lines / d->nclients, secs > 0 ? bytes / 1e6 / secs : 0, secs, worst / 1e6);
+}
+
+/* dbench's rule: the warm-up lasts its minimum and until every client has
+ * counted bytes (a loadfile without payload cannot wait for that); with
+ * --warmup it lasts exactly that long. */
+static bool warmup_over(const struct driver *d, uint64_t now)
+{
+	const struct run_config *cfg = d->cfg;
+
+	if (now - d->t0 < (uint64_t)(cfg->warmup * 1e9))
+		return false;
+	if (cfg->warmup_exact || cfg->lf->pass_payload == 0)
+		return true;
+	for (unsigned i = 0; i < d->nclients; i++)
+		if (atomic_load_explicit(&d->sh->slot[i].bytes, memory_order_relaxed) == 0 &&
+		    !slot_done(&d->sh->slot[i]))
+			return false;
+	return true;
+}
+
+static void set_phase(struct driver *d, int phase, uint64_t now)
+{
+	d->phase = phase;
+	if (phase == PHASE_EXECUTE)
+		d->exec_start = now;
+	phase_set(d->sh, phase);
+}
+
+/* Run-once: the run ends when the last client finished its pass. */
+static uint64_t last_finish(const struct driver *d)
+{
+	uint64_t last = 0;
+
+	for (unsigned i = 0; i < d->nclients; i++) {
+		uint64_t f = atomic_load(&d->sh->slot[i].finished_ns);
+		if (f > last)
+			last = f;
+	}
+	return last;
 }
 
 /* Warm-up, execute, and the end: by time limit, run-once, error or Ctrl-C. */
 static enum run_status run_phases(struct driver *d)
 {
 	const struct run_config *cfg = d->cfg;
-	uint64_t warmup_ns = (uint64_t)(cfg->warmup * 1e9);
 	uint64_t limit_ns = (uint64_t)(cfg->timelimit * 1e9);
-	int phase = warmup_ns ? PHASE_WARMUP : PHASE_EXECUTE;
+	bool no_warmup = cfg->warmup_exact && cfg->warmup == 0;
 
-	d->t0 = d->exec_start = now_ns();
+	d->t0 = now_ns();
 	atomic_store(&d->sh->start_ns, d->t0);
-	phase_set(d->sh, phase);
-	for (uint64_t next_tick = d->t0 + 1000000000u;;) {
+	set_phase(d, no_warmup ? PHASE_EXECUTE : PHASE_WARMUP, d->t0);
+	for (uint64_t next_tick = d->t0 + TICK_NS;;) {
 		uint64_t now = now_ns();
 		uint64_t wake = next_tick < now + POLL_NS ? next_tick : now + POLL_NS;
+		if (d->phase == PHASE_EXECUTE && limit_ns && d->exec_start + limit_ns < wake)
+			wake = d->exec_start + limit_ns;
 		if (wake > now)
 			sleep_ns(wake - now);
 		now = now_ns();
-		reap_dead(d);
-		if (stop_requested)
-			return d->exec_end = now, RUN_INTERRUPTED;
-		if (atomic_load(&d->sh->failed))
-			return d->exec_end = now, RUN_FAILED;
-		if (count_state(d, 0) == cfg->bcfg.nclients) {
-			d->exec_end = 0;   /* run-once: ends when the last client did */
-			for (unsigned i = 0; i < cfg->bcfg.nclients; i++) {
-				uint64_t f = atomic_load(&d->sh->slot[i].finished_ns);
-				if (f > d->exec_end)
-					d->exec_end = f;
-			}
-			return RUN_OK;
-		}
-		if (phase == PHASE_EXECUTE && limit_ns && now >= d->exec_start + limit_ns)
+		int end = checkpoint(d, now);
+		if (end >= 0)
+			return d->exec_end = now, (enum run_status)end;
+		if (count_done(d) == d->nclients)
+			return d->exec_end = last_finish(d), RUN_OK;
+		if (d->phase == PHASE_EXECUTE && limit_ns && now >= d->exec_start + limit_ns)
 			return d->exec_end = now, RUN_OK;
-		if (now >= next_tick) {
-			progress(d, now, phase);
-			next_tick += 1000000000u;
+		if (d->phase == PHASE_WARMUP && warmup_over(d, now)) {
+			set_phase(d, PHASE_EXECUTE, now);   /* no line at the switch, as dbench */
+			next_tick = now + TICK_NS;
+			continue;
 		}
-		if (phase == PHASE_WARMUP && now >= d->t0 + warmup_ns) {
-			phase = PHASE_EXECUTE;
-			d->exec_start = now;
-			phase_set(d->sh, phase);
+		if (now >= next_tick) {
+			tick(d, now);
+			next_tick += TICK_NS;
 		}
 	}
 }
 
-/* Every client stops after its current operation; one that does not within
- * the grace period is stuck in its backend, and the run has failed. */
+/* Every client stops after its current operation; dbench's cleanup lines
+ * count those still finishing, once a second, down to 0. One that does not
+ * stop within the grace period is stuck in its backend. */
 static int stop_clients(struct driver *d)
 {
-	uint64_t deadline = now_ns() + STOP_GRACE_NS;
+	uint64_t start = now_ns(), next_line = start + TICK_NS;
+	uint64_t grace = d->cfg->timeout > 0 && d->cfg->timeout * 1e9 < STOP_GRACE_NS ?
+			 (uint64_t)(d->cfg->timeout * 1e9) : STOP_GRACE_NS;
+	uint64_t since = d->exec_start ? d->exec_start : d->t0;
+	bool lines = d->t0 && !d->cfg->quiet;
 	int stuck = 0;
 
+	if (lines)
+		report_cleanup(stdout, d->nclients - count_done(d), (start - since) / 1e9);
 	phase_set(d->sh, PHASE_DONE);
-	while (count_state(d, 0) < d->started && now_ns() < deadline) {
+	for (;;) {
+		uint64_t now = now_ns();
 		reap_dead(d);
+		unsigned left = d->nclients - count_done(d);
+		if (left == 0 || now - start >= grace)
+			break;
+		if (now >= next_line && lines) {
+			report_cleanup(stdout, left, (now - since) / 1e9);
+			next_line += TICK_NS;
+		}
 		sleep_ns(1000000);
 	}
-	for (unsigned i = 0; i < d->started; i++) {
-		int s = atomic_load(&d->sh->slot[i].state);
-		if (s == SLOT_FINISHED || s == SLOT_FAILED) {
-			if (d->threads)
-				pthread_join(d->threads[i], NULL);
-			else if (d->pids[i] > 0)
-				while (waitpid(d->pids[i], NULL, 0) < 0 && errno == EINTR)
-					;
+	if (lines)
+		report_cleanup(stdout, d->nclients - count_done(d), (now_ns() - since) / 1e9);
+	for (unsigned i = 0; i < d->nclients; i++) {
+		if (slot_done(&d->sh->slot[i]))
 			continue;
-		}
 		if (!stuck++) {
 			char msg[160];
 			snprintf(msg, sizeof(msg), "client %u did not stop within %.0f s of the end "
-				 "of the run: stuck in backend %s", i, STOP_GRACE_NS / 1e9,
-				 d->cfg->backend->name);
+				 "of the run: stuck in backend %s", i, grace / 1e9, d->cfg->backend->name);
 			set_error(d, msg);
 		}
-		if (d->pids && d->pids[i] > 0) {
-			kill(d->pids[i], SIGKILL);
-			waitpid(d->pids[i], NULL, 0);
-		}
 	}
-	return stuck ? -1 : 0;
+	return stuck;
+}
+
+/* Threads that stopped are joined; processes are waited for, and killed
+ * when a client of theirs is stuck or stalled. A stuck or stalled thread
+ * cannot be taken back: it is left behind, and true is returned. */
+static bool reap_all(struct driver *d, bool stuck)
+{
+	bool left_behind = false;
+
+	for (unsigned i = 0; d->threads && i < d->started; i++) {
+		const struct slot *s = &d->sh->slot[i];
+		if (slot_stalled(s) || (stuck && !slot_done(s)))
+			left_behind = true;
+		else
+			pthread_join(d->threads[i], NULL);
+	}
+	for (unsigned p = 0; d->pids && p < d->started; p++) {
+		if (d->pids[p] <= 0)
+			continue;
+		bool kill_it = stuck;
+		for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++)
+			kill_it |= slot_stalled(&d->sh->slot[i]);
+		if (kill_it)
+			kill(d->pids[p], SIGKILL);
+		while (waitpid(d->pids[p], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return left_behind;
 }
 
 static void add_cpu(double *user, double *sys, int who)
@@ -255,11 +476,11 @@ static void add_cpu(double *user, double *sys, int who)
 
 static int collect(struct driver *d, struct run_result *res)
 {
-	res->nclients = d->cfg->bcfg.nclients;
-	res->clients = calloc(d->cfg->bcfg.nclients, sizeof(*res->clients));
+	res->nclients = d->nclients;
+	res->clients = calloc(d->nclients, sizeof(*res->clients));
 	if (!res->clients)
 		return -1;
-	for (unsigned i = 0; i < d->cfg->bcfg.nclients; i++) {
+	for (unsigned i = 0; i < d->nclients; i++) {
 		const struct client_stats *st = &d->sh->slot[i].stats;
 		res->clients[i] = *st;
 		res->bytes += st->bytes;
@@ -268,33 +489,60 @@ static int collect(struct driver *d, struct run_result *res)
 		res->cpu_clients_sys += st->cpu_sys;
 		for (int op = 0; op < OP_COUNT; op++) {
 			hist_merge(&res->op[op], &st->op[op]);
-			hist_merge(&res->all, &st->op[op]);
+			if (op != OP_SLEEP)
+				hist_merge(&res->all, &st->op[op]);
 		}
 	}
 	res->ops = res->all.count;
+	res->max_latency_ns = d->worst_ns > res->all.max_ns ? d->worst_ns : res->all.max_ns;
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_SELF);
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_CHILDREN);
 	return 0;
+}
+
+/* mmtests' "completed in" lines, held while measuring, printed at the end. */
+static void print_pass_times(struct driver *d)
+{
+	for (unsigned i = 0; d->passes && i < d->nclients; i++) {
+		uint64_t n = d->sh->slot[i].stats.passes;
+		const struct pass_time *p = passes_of(d, i);
+		for (uint64_t k = 0; k < n && k < PASS_TIMES; k++)
+			printf("%4u completed in %u ms at time %u ms\n", i, p[k].took_ms, p[k].at_ms);
+		if (n > PASS_TIMES)
+			printf("%4u: %llu more passes not shown\n", i,
+			       (unsigned long long)(n - PASS_TIMES));
+	}
+	fflush(stdout);
+}
+
+static void *map_shared(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static int driver_init(struct driver *d, const struct run_config *cfg, struct errbuf *err)
 {
 	memset(d, 0, sizeof(*d));
 	d->cfg = cfg;
-	d->sh_size = sizeof(struct shared) + cfg->bcfg.nclients * sizeof(struct slot);
-	d->sh = mmap(NULL, d->sh_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (d->sh == MAP_FAILED) {
-		d->sh = NULL;
+	d->nclients = cfg->bcfg.nclients;
+	d->per_proc = cfg->clients_per_process ? cfg->clients_per_process : 1;
+	d->sh_size = sizeof(struct shared) + d->nclients * sizeof(struct slot);
+	if (!(d->sh = map_shared(d->sh_size)))
 		return err_errno(err, "mapping %zu bytes of shared counters", d->sh_size);
+	if (cfg->show_execute_time) {
+		d->passes_size = (size_t)d->nclients * PASS_TIMES * sizeof(struct pass_time);
+		if (!(d->passes = map_shared(d->passes_size)))
+			return err_errno(err, "mapping room for the --show-execute-time lines");
 	}
+	d->args = calloc(d->nclients, sizeof(*d->args));
 	if (cfg->bcfg.processes)
-		d->pids = calloc(cfg->bcfg.nclients, sizeof(*d->pids));
-	else {
-		d->threads = calloc(cfg->bcfg.nclients, sizeof(*d->threads));
-		d->args = calloc(cfg->bcfg.nclients, sizeof(*d->args));
-	}
-	if (cfg->bcfg.processes ? !d->pids : !d->threads || !d->args)
-		return err_set(err, "out of memory for %u clients", cfg->bcfg.nclients);
+		d->pids = calloc(run_procs(cfg), sizeof(*d->pids));
+	else
+		d->threads = calloc(d->nclients, sizeof(*d->threads));
+	if (!d->args || !(d->pids || d->threads))
+		return err_set(err, "out of memory for %u clients", d->nclients);
 	if (cfg->backend->start && cfg->backend->start(&cfg->bcfg, &d->backend_run, err) < 0)
 		return -1;
 	return 0;
@@ -302,11 +550,16 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 
 static void driver_free(struct driver *d, bool clients_stuck)
 {
-	if (d->cfg->backend->stop && d->backend_run && !clients_stuck)
+	/* A stuck client thread may still use the backend and the shared maps:
+	 * they are left to the process's exit, which comes soon. */
+	bool in_use = clients_stuck && d->threads;
+
+	if (d->cfg->backend->stop && d->backend_run && !in_use)
 		d->cfg->backend->stop(d->backend_run);
-	/* A stuck thread may still touch the shared map: the process exits soon anyway. */
-	if (d->sh && !clients_stuck)
+	if (d->sh && !in_use)
 		munmap(d->sh, d->sh_size);
+	if (d->passes && !in_use)
+		munmap(d->passes, d->passes_size);
 	free(d->threads);
 	free(d->pids);
 	free(d->args);
@@ -316,8 +569,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 {
 	struct driver d;
 	struct errbuf err;
-	enum run_status status = RUN_FAILED;
-	bool stuck = false;
+	int status = RUN_FAILED;
 
 	memset(res, 0, sizeof(*res));
 	if (driver_init(&d, cfg, &err) < 0) {
@@ -325,29 +577,28 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 		driver_free(&d, false);
 		return res->status = RUN_FAILED;
 	}
-	int spawned = cfg->bcfg.processes ? spawn_processes(&d, &err) : spawn_threads(&d, &err);
-	if (spawned < 0)
+	d.phase = PHASE_SETUP;
+	if (spawn(&d, &err) < 0)
 		set_error(&d, err.msg);
-	else if (wait_ready(&d) == 0)
+	else if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
-	else if (stop_requested && !atomic_load(&d.sh->failed))
-		status = RUN_INTERRUPTED;
 
-	stuck = stop_clients(&d) < 0;
-	if (!cfg->quiet && d.t0)
-		report_cleanup(stdout, cfg->bcfg.nclients, (now_ns() - d.t0) / 1e9);
+	bool stuck = reap_all(&d, stop_clients(&d) > 0);
 	if (atomic_load(&d.sh->failed))
 		status = RUN_FAILED;
-	if (d.exec_end > d.exec_start && d.t0)
+	res->executed = d.exec_start != 0;
+	if (res->executed && d.exec_end > d.exec_start)
 		res->execute_secs = (d.exec_end - d.exec_start) / 1e9;
 	res->total_secs = d.t0 ? (now_ns() - d.t0) / 1e9 : 0;
 	snprintf(res->error, sizeof(res->error), "%s", d.sh->error);
+	if (cfg->show_execute_time && !cfg->quiet)
+		print_pass_times(&d);
 	if (collect(&d, res) < 0 && status == RUN_OK) {
 		snprintf(res->error, sizeof(res->error), "out of memory collecting results");
 		status = RUN_FAILED;
 	}
 	driver_free(&d, stuck);
-	return res->status = status;
+	return res->status = (enum run_status)status;
 }
 
 void run_result_free(struct run_result *res)

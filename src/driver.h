@@ -15,13 +15,24 @@ struct run_config {
 	const struct loadfile *lf;
 	const struct backend *backend;
 	struct backend_config bcfg;  /* also how many clients, and processes or threads */
+	unsigned clients_per_process;  /* with processes: clients (threads) in each */
 	double timelimit;        /* execute seconds; 0: no limit (--run-once) */
-	double warmup;           /* seconds before the execute phase */
+	double warmup;           /* minimum seconds before the execute phase */
+	bool warmup_exact;       /* warm-up lasts exactly `warmup`, counted bytes or not */
 	double target_rate;      /* MB/sec per client; 0: as fast as it goes */
+	double timeout;          /* seconds an exchange may take before the run fails; 0: none */
 	bool run_once;           /* one pass of the loadfile per client */
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
 	bool quiet;              /* no progress lines */
 };
+
+/* Processes that run clients: the figure dbench prints as "procs". */
+static inline unsigned run_procs(const struct run_config *cfg)
+{
+	unsigned per = cfg->clients_per_process ? cfg->clients_per_process : 1;
+
+	return cfg->bcfg.processes ? (cfg->bcfg.nclients + per - 1) / per : 1;
+}
 
 /* One client's figures. Histograms and `bytes` cover the execute phase. */
 struct client_stats {
@@ -38,7 +49,10 @@ enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
 struct run_result {
 	enum run_status status;
 	char error[600];
+	bool executed;           /* the execute phase began: there are figures */
 	double execute_secs, total_secs;
+	uint64_t max_latency_ns; /* dbench's max_latency: worst seen at a tick of the execute
+				  * phase, operations still in flight included */
 	unsigned nclients;
 	struct client_stats *clients;      /* nclients of them */
 	struct histogram op[OP_COUNT];     /* every client's, merged */

@@ -1,22 +1,31 @@
+/* The command line of tbench (popt): dbench 4.0's options (and those of the
+ * dbench mmtests builds) with their meaning, ours beside them; defaults,
+ * parsing and validation. Nothing here starts anything. */
 #include "config.h"
 #include "options.h"
-#include "registry.h"
 
-#include <errno.h>
+#include <math.h>
 #include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600 };
-enum { OPT_VERSION = 1 };
+#include "registry.h"
+#include "version.h"
 
-const char *options_default_loadfile(void)
+enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60 };
+enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY };
+
+const char *options_default_loadfile(bool *dbench)
 {
+	static const char dbench_file[] = DBENCH_LOADFILE;
 	static const char installed[] = TBENCH_DATADIR "/default.txt";
 	static const char source[] = TBENCH_SRCDIR "/loadfiles/default.txt";
 
+	*dbench = dbench_file[0] && access(dbench_file, R_OK) == 0;
+	if (*dbench)
+		return dbench_file;
 	return access(installed, R_OK) == 0 ? installed : source;
 }
 
@@ -27,70 +36,117 @@ void options_list_backends(FILE *f)
 		fprintf(f, "  %-12s %s\n", backends[i]->name, backends[i]->summary);
 }
 
-static int usage_error(poptContext pc, const char *fmt, const char *arg)
+static int usage_error(poptContext pc, const char *what)
 {
-	fprintf(stderr, "tbench: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'tbench --help' for more information.\n");
+	fprintf(stderr, "tbench: %s\nTry 'tbench --help' for more information.\n", what);
 	poptFreeContext(pc);
 	return -1;
 }
 
-static int parse_clients(const char *s, unsigned *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-
-	if (errno || *end || end == s || v < 1 || v > MAX_CLIENTS)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
 /* Values popt parsed that must still be in range. */
-static const char *check_ranges(const struct options *o, double timelimit, double warmup)
+static const char *check_ranges(const struct options *o, double timelimit, double warmup,
+				int warmup_given, long per_process)
 {
-	if (timelimit <= 0 && timelimit != -1)
-		return "-t/--timelimit must be more than 0 seconds";
-	if (warmup < 0 && warmup != -1)
-		return "--warmup must be 0 seconds or more";
-	if (o->run.target_rate < 0)
+	const struct run_config *r = &o->run;
+
+	if (!isfinite(timelimit) || (timelimit <= 0 && timelimit != -1))
+		return "-t/--timelimit must be a number of seconds more than 0";
+	if (warmup_given && (!isfinite(warmup) || warmup < 0))
+		return "--warmup must be a number of seconds, 0 or more";
+	if (!isfinite(r->target_rate) || r->target_rate < 0)
 		return "-R/--target-rate must be 0 (unlimited) or more MB/sec";
+	if (!isfinite(r->timeout) || r->timeout < 0)
+		return "--timeout must be a number of seconds, 0 (none) or more";
+	if (per_process < 1 || per_process > MAX_CLIENTS)
+		return "--clients-per-process must be a whole number from 1 to 65536";
 	return NULL;
 }
 
+/* dbench's file-system options mean nothing to tbench: noted, as dbench's
+ * own tbench ignores them. */
+static void note_fs_only(const char *name)
+{
+	fprintf(stderr, "tbench: note: %s means nothing without a file system: ignored, "
+		"as dbench's tbench does\n", name);
+}
+
+struct raw {
+	double timelimit, warmup;
+	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
+	int per_client, sync_open, sync_dirs, unused;
+	long per_process, trunc_io;
+	char *server_opt;
+};
+
+/* NCLIENTS and SERVER, the ranges, and the run's settings from them. */
+static int finish(poptContext pc, struct options *o, struct raw *w);
+
 int options_parse(int argc, const char **argv, struct options *o)
 {
-	double timelimit = -1, warmup = -1;
-	int processes = 0, run_once = 0, show_exec = 0, quiet = 0;
-	struct poptOption table[] = {
+	struct raw raw = { .timelimit = -1, .per_process = 1 }, *w = &raw;
+
+	o->run.timeout = DEFAULT_TIMEOUT;
+	struct poptOption ours[] = {
 		{ "backend", 'b', POPT_ARG_STRING, &o->backend_name, 0,
-		  "transport to measure ('-b help' lists them)", "NAME" },
-		{ "loadfile", 'c', POPT_ARG_STRING, &o->loadfile, 0,
-		  "NBENCH loadfile to replay (default: the built-in one)", "FILE" },
-		{ "timelimit", 't', POPT_ARG_DOUBLE, &timelimit, 0,
-		  "seconds of the execute phase (default 600)", "SECS" },
-		{ "warmup", 0, POPT_ARG_DOUBLE, &warmup, 0,
-		  "seconds of warm-up before it (default: timelimit / 5)", "SECS" },
-		{ "target-rate", 'R', POPT_ARG_DOUBLE, &o->run.target_rate, 0,
-		  "throttle each client to this many MB/sec (default: unlimited)", "MB" },
-		{ "processes", 0, POPT_ARG_NONE, &processes, 0,
-		  "fork the clients (and the servers a backend brings) instead of threads", NULL },
-		{ "run-once", 0, POPT_ARG_NONE, &run_once, 0,
+		  "transport to measure ('-b help' lists them; default tcp)", "NAME" },
+		{ "threads", 0, POPT_ARG_NONE, &w->threads, 0,
+		  "run clients (and the servers a backend brings) as threads of one process", NULL },
+		{ "processes", 0, POPT_ARG_NONE, &w->processes, 0,
+		  "run each client in a process of its own, as dbench (the default)", NULL },
+		{ "warmup", 0, POPT_ARG_DOUBLE, &w->warmup, OPT_WARMUP,
+		  "warm up exactly this long (default: timelimit/5 whole seconds, and until "
+		  "every client has counted bytes)", "SECS" },
+		{ "run-once", 0, POPT_ARG_NONE, &w->run_once, 0,
 		  "each client replays the loadfile once, then the run ends", NULL },
-		{ "show-execute-time", 0, POPT_ARG_NONE, &show_exec, 0,
-		  "print a line each time a client completes a pass (mmtests)", NULL },
-		{ "quiet", 'q', POPT_ARG_NONE, &quiet, 0, "no progress lines", NULL },
+		{ "show-execute-time", 0, POPT_ARG_NONE, &w->show_exec, 0,
+		  "print a line per pass of each client when the run ends (mmtests)", NULL },
+		{ "timeout", 0, POPT_ARG_DOUBLE, &o->run.timeout, 0,
+		  "fail the run when an exchange takes longer (default 60; 0: never)", "SECS" },
+		{ "strict", 0, POPT_ARG_NONE, &w->strict, 0,
+		  "refuse loadfile lines dbench would skip or guess at", NULL },
+		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0,
+		  "tcp: copy reply bodies to user space (default: the kernel drops them, as dbench)", NULL },
+		{ "quiet", 'q', POPT_ARG_NONE, &w->quiet, 0, "no progress lines", NULL },
 		{ "json", 0, POPT_ARG_STRING, &o->json_path, 0,
 		  "also write every figure of the run to FILE as JSON", "FILE" },
+		{ "server", 0, POPT_ARG_STRING, &w->server_opt, 0, "the SERVER argument, as an option", "HOST" },
 		{ "port", 0, POPT_ARG_STRING, &o->run.bcfg.port, 0,
 		  "TCP port of the server (default 7003)", "PORT" },
 		{ "unix", 0, POPT_ARG_STRING, &o->run.bcfg.unix_path, 0,
 		  "unix backend: socket of a running tbench_srv --unix", "PATH" },
+		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
+		POPT_TABLEEND
+	};
+	struct poptOption dbench[] = {
+		{ "timelimit", 't', POPT_ARG_DOUBLE, &w->timelimit, 0,
+		  "seconds of the execute phase (default 600)", "SECS" },
+		{ "loadfile", 'c', POPT_ARG_STRING, &o->loadfile, 0,
+		  "NBENCH loadfile (default: dbench's client.txt, else tbench's own)", "FILE" },
+		{ "directory", 'D', POPT_ARG_STRING, &o->directory, 0,
+		  "directory prefixed to every path, as dbench sizes them (default .)", "DIR" },
 		{ "tcp-options", 'T', POPT_ARG_STRING, &o->run.bcfg.tcp_options, 0,
 		  "socket options, e.g. TCP_NODELAY,SO_SNDBUF=65536", "OPTS" },
-		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
+		{ "target-rate", 'R', POPT_ARG_DOUBLE, &o->run.target_rate, 0,
+		  "throttle each client to this many MB/sec (default: unlimited)", "MB" },
+		{ "sync", 's', POPT_ARG_NONE, &w->sync_open, 0, "dbench's O_SYNC: only marks the Throughput line", NULL },
+		{ "sync-dir", 'S', POPT_ARG_NONE, &w->sync_dirs, 0, "dbench's sync dirs: only marks the Throughput line", NULL },
+		{ "fsync", 'F', POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's fsync on write: ignored", NULL },
+		{ "xattr", 'x', POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's xattrs: ignored", NULL },
+		{ "no-resolve", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
+		{ "clients-per-process", 0, POPT_ARG_LONG, &w->per_process, 0,
+		  "clients in each process (threads of it); NCLIENTS counts processes", "N" },
+		{ "one-byte-write-fix", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
+		{ "stat-check", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
+		{ "fake-io", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
+		{ "trunc-io", 0, POPT_ARG_LONG, &w->trunc_io, OPT_FS_ONLY, "dbench's: ignored", "N" },
+		{ "skip-cleanup", 0, POPT_ARG_NONE, &w->unused, 0, "dbench's: tbench has nothing to clean up", NULL },
+		{ "per-client-results", 0, POPT_ARG_NONE, &w->per_client, 0,
+		  "an operation table for each client too", NULL },
+		POPT_TABLEEND
+	};
+	struct poptOption table[] = {
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, ours, 0, "tbench's options:", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, dbench, 0, "dbench 4.0's options:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
@@ -100,17 +156,43 @@ int options_parse(int argc, const char **argv, struct options *o)
 	poptSetOtherOptionHelp(pc, "[OPTIONS] NCLIENTS [SERVER]");
 	while ((rc = poptGetNextOpt(pc)) > 0) {
 		if (rc == OPT_VERSION) {
-			printf("tbench %s\n", PACKAGE_VERSION);
+			printf("%s\n", version_line("tbench"));
 			poptFreeContext(pc);
 			return 1;
 		}
+		if (rc == OPT_WARMUP)
+			w->warmup_given = 1;
+		if (rc == OPT_FS_ONLY)
+			note_fs_only(poptBadOption(pc, POPT_BADOPTION_NOALIAS));
 	}
 	if (rc < -1) {
 		char what[256];
 		snprintf(what, sizeof(what), "%s: %s", poptBadOption(pc, POPT_BADOPTION_NOALIAS),
 			 poptStrerror(rc));
-		return usage_error(pc, "%s", what);
+		return usage_error(pc, what);
 	}
+	rc = finish(pc, o, w);
+	free(w->server_opt);
+	if (rc == 0)
+		poptFreeContext(pc);
+	return rc;
+}
+
+static int parse_clients(const char *s, unsigned *out)
+{
+	long v;
+
+	if (parse_long_range(s, 1, MAX_CLIENTS, &v) < 0)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int finish(poptContext pc, struct options *o, struct raw *w)
+{
+	struct run_config *r = &o->run;
+	char what[160];
+
 	if (o->backend_name && strcmp(o->backend_name, "help") == 0) {
 		o->list_backends = true;
 		poptFreeContext(pc);
@@ -119,32 +201,49 @@ int options_parse(int argc, const char **argv, struct options *o)
 	const char *nclients = poptGetArg(pc);
 	const char *server = poptGetArg(pc);
 	if (!nclients)
-		return usage_error(pc, "%s", "missing NCLIENTS: how many clients to run, e.g. 'tbench 8'");
-	if (poptPeekArg(pc))
-		return usage_error(pc, "unexpected argument '%s' after NCLIENTS [SERVER]", poptPeekArg(pc));
-	if (parse_clients(nclients, &o->run.bcfg.nclients) < 0) {
-		char what[128];
+		return usage_error(pc, "missing NCLIENTS: how many clients to run, e.g. 'tbench 8'");
+	if (poptPeekArg(pc)) {
+		snprintf(what, sizeof(what), "unexpected argument '%.40s' after NCLIENTS [SERVER]",
+			 poptPeekArg(pc));
+		return usage_error(pc, what);
+	}
+	if (parse_clients(nclients, &r->bcfg.nclients) < 0) {
 		snprintf(what, sizeof(what), "NCLIENTS must be a whole number from 1 to %d, not '%.40s'",
 			 MAX_CLIENTS, nclients);
-		return usage_error(pc, "%s", what);
+		return usage_error(pc, what);
 	}
-	const char *bad = check_ranges(o, timelimit, warmup);
+	const char *bad = check_ranges(o, w->timelimit, w->warmup, w->warmup_given, w->per_process);
 	if (bad)
-		return usage_error(pc, "%s", bad);
+		return usage_error(pc, bad);
+	if (w->threads && w->processes)
+		return usage_error(pc, "--threads and --processes: choose one");
+	if ((unsigned long)r->bcfg.nclients * (unsigned long)w->per_process > MAX_CLIENTS)
+		return usage_error(pc, "NCLIENTS x --clients-per-process is over 65536 clients");
+	if (server && w->server_opt)
+		return usage_error(pc, "SERVER given twice: as an argument and as --server");
 
-	/* Like tbench: 600 s by default, warm-up a fifth of it. --run-once
-	 * ends with the pass, unless a time limit is given too. */
-	o->run.run_once = run_once;
-	if (timelimit == -1)
-		timelimit = run_once ? 0 : DEFAULT_TIMELIMIT;
-	o->run.timelimit = timelimit;
-	o->run.warmup = warmup != -1 ? warmup : run_once ? 0 : timelimit / 5;
-	o->run.show_execute_time = show_exec;
-	o->run.quiet = quiet;
-	o->run.bcfg.processes = processes;
-	if (server && !(o->run.bcfg.server = strdup(server)))
-		return usage_error(pc, "%s", "out of memory");
-	poptFreeContext(pc);
+	/* As dbench: 600 s by default, a warm-up of at least a fifth of it in
+	 * whole seconds. --run-once ends with the pass, unless -t is given too. */
+	r->run_once = w->run_once;
+	if (w->timelimit == -1)
+		w->timelimit = w->run_once ? 0 : DEFAULT_TIMELIMIT;
+	r->timelimit = w->timelimit;
+	r->warmup_exact = w->warmup_given || w->run_once;
+	r->warmup = w->warmup_given ? w->warmup : w->run_once ? 0 : floor(w->timelimit / 5);
+	r->clients_per_process = (unsigned)w->per_process;
+	r->bcfg.nclients *= (unsigned)w->per_process;
+	r->bcfg.processes = !w->threads;
+	r->bcfg.copy_replies = w->copy_replies;
+	r->show_execute_time = w->show_exec;
+	r->quiet = w->quiet;
+	o->strict = w->strict;
+	o->report.sync_open = w->sync_open;
+	o->report.sync_dirs = w->sync_dirs;
+	o->report.per_client = w->per_client;
+	if (!server)
+		server = w->server_opt;
+	if (server && !(r->bcfg.server = strdup(server)))
+		return usage_error(pc, "out of memory");
 	return 0;
 }
 
@@ -153,6 +252,7 @@ void options_free(struct options *o)
 {
 	free((char *)o->backend_name);
 	free((char *)o->loadfile);
+	free((char *)o->directory);
 	free((char *)o->json_path);
 	free((char *)o->run.bcfg.server);
 	free((char *)o->run.bcfg.port);

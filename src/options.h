@@ -5,19 +5,24 @@
 #include <stdio.h>
 
 #include "driver.h"
+#include "report.h"
 
 struct options {
 	struct run_config run;       /* lf and backend are filled in by main */
+	struct report_options report;
 	const char *backend_name;
 	const char *loadfile;
+	const char *directory;       /* -D */
 	const char *json_path;
+	bool strict;                 /* --strict: the loadfile as dbench's without leniency */
 	bool list_backends;
 };
 
 /* 0: run; 1: done already (--help, --version, -b help), exit 0; -1: bad usage, exit 2. */
 int options_parse(int argc, const char **argv, struct options *o);
-/* The loadfile used without -c: installed copy, else the source tree's. */
-const char *options_default_loadfile(void);
+/* The loadfile used without -c: dbench's client.txt where the system has
+ * it (*dbench set), else our own, installed or in the source tree. */
+const char *options_default_loadfile(bool *dbench);
 void options_list_backends(FILE *f);
 void options_free(struct options *o);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "version.h"
+
 static double ms(uint64_t ns)
 {
 	return ns / 1e6;
@@ -19,11 +21,21 @@ double result_mb_per_sec(const struct run_result *res)
 	return res->execute_secs > 0 ? 1e-6 * res->bytes / res->execute_secs : 0;
 }
 
-void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long ops_per_client,
+void report_header(FILE *f, const struct run_config *cfg, const char *loadfile_note)
+{
+	fprintf(f, "%s\n\n", version_line("tbench"));
+	fprintf(f, "Running for %g seconds with load '%s' and minimum warmup %g secs\n",
+		cfg->timelimit, cfg->lf->path, cfg->warmup);
+	if (loadfile_note)
+		fprintf(f, "%s\n", loadfile_note);
+	fflush(f);
+}
+
+void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
 		     double mb_per_sec, double secs, double latency_ms)
 {
 	fprintf(f, "%4u  %8llu  %7.2f MB/sec  %s %3.0f sec  latency %.03f ms\n",
-		nclients, ops_per_client, mb_per_sec, phase, secs, latency_ms);
+		nclients, lines_per_client, mb_per_sec, phase, secs, latency_ms);
 	fflush(f);
 }
 
@@ -33,21 +45,82 @@ void report_cleanup(FILE *f, unsigned nclients, double secs)
 	fflush(f);
 }
 
-void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res)
+/* The loadfile's keywords in the width of mmtests' dbench, p99 last. */
+static void op_table(FILE *f, const struct histogram op[OP_COUNT], const struct histogram all[OP_COUNT])
 {
-	fprintf(f, "\n Operation      Count    AvgLat    MaxLat    P99Lat\n");
-	fprintf(f, " --------------------------------------------------\n");
+	fprintf(f, " Operation                Count    AvgLat    MaxLat    P99Lat\n");
+	fprintf(f, " ------------------------------------------------------------\n");
 	for (int i = 0; i < OP_COUNT; i++) {
-		const struct histogram *h = &res->op[i];
-		if (h->count == 0)
+		const struct histogram *h = &op[i];
+		if (all[i].count == 0 || i == OP_SLEEP)
 			continue;
-		fprintf(f, " %-12s %7llu %9.03f %9.03f %9.03f\n", smb_report_name(i),
+		fprintf(f, " %-22s %7llu %9.03f %9.03f %9.03f\n", smb_keyword(i),
 			(unsigned long long)h->count, hist_mean_ns(h) / 1e6, ms(h->max_ns),
 			ms(hist_quantile(h, 0.99)));
 	}
-	fprintf(f, "\nThroughput %g MB/sec  %u clients  %u procs  max_latency=%.03f ms\n",
-		result_mb_per_sec(res), cfg->bcfg.nclients, cfg->bcfg.processes ? cfg->bcfg.nclients : 1,
-		ms(res->all.max_ns));
+	fprintf(f, "\n");
+}
+
+static uint64_t execute_ops(const struct client_stats *c)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < OP_COUNT; i++)
+		n += c->op[i].count;
+	return n;
+}
+
+/* With many clients or a short run, each client may replay only the first
+ * part of the loadfile, whose mix is not the file's: say so. */
+static void prefix_warning(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	uint64_t least = UINT64_MAX, sum = 0;
+
+	for (unsigned i = 0; i < res->nclients; i++) {
+		uint64_t n = execute_ops(&res->clients[i]);
+		sum += n;
+		if (n < least)
+			least = n;
+	}
+	size_t n_ops = cfg->lf->n_ops;
+	if (!res->nclients || least >= n_ops || res->execute_secs <= 0 || cfg->run_once)
+		return;
+	double per_client_rate = (double)sum / res->nclients / res->execute_secs;
+	fprintf(f, "Warning: in the execute phase a client replayed as few as %llu of the %zu "
+		"operations of %s: the figure reflects that part of the loadfile, not its mix. "
+		"One pass would take about %.0f s at this rate (-t).\n",
+		(unsigned long long)least, n_ops, cfg->lf->path,
+		per_client_rate > 0 ? n_ops / per_client_rate : 0);
+}
+
+static void per_client_results(FILE *f, const struct run_result *res)
+{
+	fprintf(f, "Per client results:\n");
+	for (unsigned i = 0; i < res->nclients; i++) {
+		const struct client_stats *c = &res->clients[i];
+		fprintf(f, "Client %u did %llu operations and %llu bytes\n", i,
+			(unsigned long long)execute_ops(c), (unsigned long long)c->bytes);
+		op_table(f, c->op, res->op);
+	}
+}
+
+void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		    const struct run_result *res)
+{
+	char partial[96] = "";
+
+	fprintf(f, "\n");
+	op_table(f, res->op, res->op);
+	if (ro->per_client)
+		per_client_results(f, res);
+	if (res->status != RUN_OK)
+		snprintf(partial, sizeof(partial), " (partial: interrupted after %.1f of %g s)",
+			 res->execute_secs, cfg->timelimit);
+	fprintf(f, "Throughput %g MB/sec%s%s%s  %u clients  %u procs  max_latency=%.03f ms\n",
+		result_mb_per_sec(res), partial, ro->sync_open ? " (sync open)" : "",
+		ro->sync_dirs ? " (sync dirs)" : "", cfg->bcfg.nclients, run_procs(cfg),
+		ms(res->max_latency_ns));
+	prefix_warning(f, cfg, res);
 	fflush(f);
 }
 
@@ -79,12 +152,16 @@ static void json_settings(FILE *f, const struct run_config *cfg, int argc, const
 {
 	fprintf(f, "  \"settings\": {\n    \"backend\": ");
 	json_str(f, cfg->backend->name);
-	fprintf(f, ",\n    \"clients\": %u,\n    \"loadfile\": ", cfg->bcfg.nclients);
+	fprintf(f, ",\n    \"clients\": %u,\n    \"model\": \"%s\",\n    \"procs\": %u,\n"
+		"    \"clients_per_process\": %u,\n    \"copy_replies\": %s,\n    \"loadfile\": ",
+		cfg->bcfg.nclients, cfg->bcfg.processes ? "processes" : "threads", run_procs(cfg),
+		cfg->clients_per_process ? cfg->clients_per_process : 1,
+		cfg->bcfg.copy_replies ? "true" : "false");
 	json_str(f, cfg->lf->path);
 	fprintf(f, ",\n    \"loadfile_ops\": %zu,\n    \"loadfile_pass_bytes\": %llu,\n",
 		cfg->lf->n_ops, (unsigned long long)cfg->lf->pass_payload);
-	fprintf(f, "    \"timelimit_s\": %g,\n    \"warmup_s\": %g,\n    \"target_rate_mb_s\": %g,\n",
-		cfg->timelimit, cfg->warmup, cfg->target_rate);
+	fprintf(f, "    \"timelimit_s\": %g,\n    \"warmup_s\": %g,\n    \"target_rate_mb_s\": %g,\n"
+		"    \"timeout_s\": %g,\n", cfg->timelimit, cfg->warmup, cfg->target_rate, cfg->timeout);
 	fprintf(f, "    \"processes\": %s,\n    \"run_once\": %s,\n    \"server\": ",
 		cfg->bcfg.processes ? "true" : "false", cfg->run_once ? "true" : "false");
 	if (cfg->bcfg.server)
@@ -99,22 +176,41 @@ static void json_settings(FILE *f, const struct run_config *cfg, int argc, const
 	fprintf(f, "]\n  },\n");
 }
 
+/* A figure of the execute phase: null when there was none to measure. */
+static void json_figure(FILE *f, const char *name, double v, bool known, const char *after)
+{
+	if (known)
+		fprintf(f, "    \"%s\": %.6f,%s", name, v, after);
+	else
+		fprintf(f, "    \"%s\": null,%s", name, after);
+}
+
 static void json_result(FILE *f, const struct run_result *res)
 {
 	static const char *const status[] = { "ok", "failed", "interrupted" };
 	double cpu = res->cpu_user + res->cpu_sys;
+	bool ex = res->executed && res->execute_secs > 0;
 
-	fprintf(f, "  \"result\": {\n    \"status\": \"%s\",\n    \"error\": ", status[res->status]);
+	fprintf(f, "  \"result\": {\n    \"status\": \"%s\",\n    \"partial\": %s,\n    \"error\": ",
+		status[res->status], res->status == RUN_OK ? "false" : "true");
 	json_str(f, res->error);
-	fprintf(f, ",\n    \"mb_per_sec\": %.6f,\n    \"ops_per_sec\": %.3f,\n",
-		result_mb_per_sec(res), res->execute_secs > 0 ? res->ops / res->execute_secs : 0);
-	fprintf(f, "    \"execute_s\": %.6f,\n    \"total_s\": %.6f,\n", res->execute_secs, res->total_secs);
+	fprintf(f, ",\n");
+	json_figure(f, "mb_per_sec", result_mb_per_sec(res), ex, "\n");
+	json_figure(f, "ops_per_sec", ex ? res->ops / res->execute_secs : 0, ex, "\n");
+	json_figure(f, "execute_s", res->execute_secs, res->executed, "\n");
+	fprintf(f, "    \"total_s\": %.6f,\n", res->total_secs);
 	fprintf(f, "    \"payload_bytes\": %llu,\n    \"payload_bytes_all_phases\": %llu,\n    \"ops\": %llu,\n",
 		(unsigned long long)res->bytes, (unsigned long long)res->bytes_all,
 		(unsigned long long)res->ops);
-	fprintf(f, "    \"latency\": { ");
-	json_latency(f, &res->all);
-	fprintf(f, " },\n    \"cpu\": { \"user_s\": %.6f, \"system_s\": %.6f, "
+	json_figure(f, "max_latency_ms", ms(res->max_latency_ns), ex, "\n");
+	if (ex) {
+		fprintf(f, "    \"latency\": { ");
+		json_latency(f, &res->all);
+		fprintf(f, " },\n");
+	} else {
+		fprintf(f, "    \"latency\": null,\n");
+	}
+	fprintf(f, "    \"cpu\": { \"user_s\": %.6f, \"system_s\": %.6f, "
 		"\"clients_user_s\": %.6f, \"clients_system_s\": %.6f, "
 		"\"others_user_s\": %.6f, \"others_system_s\": %.6f, \"cpu_us_per_mb\": %.3f }\n  },\n",
 		res->cpu_user, res->cpu_sys, res->cpu_clients_user, res->cpu_clients_sys,
@@ -125,14 +221,16 @@ static void json_result(FILE *f, const struct run_result *res)
 static void json_body(FILE *f, const struct run_config *cfg, const struct run_result *res,
 		      int argc, const char *const *argv)
 {
-	fprintf(f, "{\n  \"tbench_version\": \"%s\",\n", PACKAGE_VERSION);
+	fprintf(f, "{\n  \"tbench_version\": ");
+	json_str(f, version_line("tbench"));
+	fprintf(f, ",\n");
 	json_settings(f, cfg, argc, argv);
 	json_result(f, res);
 	fprintf(f, "  \"operations\": [");
 	for (int i = 0, first = 1; i < OP_COUNT; i++) {
-		if (res->op[i].count == 0)
+		if (res->op[i].count == 0 || i == OP_SLEEP)
 			continue;
-		fprintf(f, "%s\n    { \"name\": \"%s\", ", first ? "" : ",", smb_report_name(i));
+		fprintf(f, "%s\n    { \"name\": \"%s\", ", first ? "" : ",", smb_keyword(i));
 		json_latency(f, &res->op[i]);
 		fputs(" }", f);
 		first = 0;
@@ -151,27 +249,61 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct run_re
 	fprintf(f, "\n  ]\n}\n");
 }
 
-/* Written whole: a temporary file renamed over the target. */
-int report_json(const char *path, const struct run_config *cfg, const struct run_result *res,
-		int argc, const char *const *argv, struct errbuf *err)
+int report_json_open(struct json_out *j, const char *path, struct errbuf *err)
 {
-	char tmp[4096];
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return err_set(err, "--json %s: path too long", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return err_errno(err, "--json %s: cannot create %s", path, tmp);
-	json_body(f, cfg, res, argc, argv);
-	if (ferror(f) | fclose(f)) {
-		err_errno(err, "--json %s: writing %s", path, tmp);
-		unlink(tmp);
-		return -1;
+	memset(j, 0, sizeof(*j));
+	size_t n = strlen(path) + 32;
+	j->path = strdup(path);
+	j->tmp = malloc(n);
+	if (!j->path || !j->tmp) {
+		report_json_discard(j);
+		return err_set(err, "--json %s: out of memory", path);
 	}
-	if (rename(tmp, path) < 0) {
-		err_errno(err, "--json %s: renaming %s", path, tmp);
-		unlink(tmp);
+	snprintf(j->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	j->f = fopen(j->tmp, "w");
+	if (!j->f) {
+		err_errno(err, "--json %s: cannot create %s (does the directory exist and is it "
+			  "writable?)", path, j->tmp);
+		report_json_discard(j);
 		return -1;
 	}
 	return 0;
+}
+
+/* Written whole: the temporary file renamed over the target. */
+int report_json_write(struct json_out *j, const struct run_config *cfg, const struct run_result *res,
+		      int argc, const char *const *argv, struct errbuf *err)
+{
+	json_body(j->f, cfg, res, argc, argv);
+	errno = 0;
+	int bad = fflush(j->f) != 0 || ferror(j->f);
+	int saved = errno ? errno : EIO;
+	bad |= fclose(j->f) != 0;
+	j->f = NULL;
+	if (bad) {
+		errno = errno ? errno : saved;
+		err_errno(err, "--json %s: writing %s", j->path, j->tmp);
+		report_json_discard(j);
+		return -1;
+	}
+	if (rename(j->tmp, j->path) < 0) {
+		err_errno(err, "--json %s: renaming %s", j->path, j->tmp);
+		report_json_discard(j);
+		return -1;
+	}
+	free(j->tmp);
+	j->tmp = NULL;
+	report_json_discard(j);
+	return 0;
+}
+
+void report_json_discard(struct json_out *j)
+{
+	if (j->f)
+		fclose(j->f);
+	if (j->tmp)
+		unlink(j->tmp);
+	free(j->tmp);
+	free(j->path);
+	memset(j, 0, sizeof(*j));
 }

@@ -7,12 +7,32 @@
 
 #include "driver.h"
 
-void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long ops_per_client,
+/* What the report says besides the figures. */
+struct report_options {
+	bool sync_open, sync_dirs;   /* dbench's -s and -S: they change the Throughput line */
+	bool per_client;             /* --per-client-results */
+};
+
+/* dbench's lines before the run: version, and what it is about to do. */
+void report_header(FILE *f, const struct run_config *cfg, const char *loadfile_note);
+void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
 		     double mb_per_sec, double secs, double latency_ms);
 void report_cleanup(FILE *f, unsigned nclients, double secs);
-void report_summary(FILE *f, const struct run_config *cfg, const struct run_result *res);
-int report_json(const char *path, const struct run_config *cfg, const struct run_result *res,
-		int argc, const char *const *argv, struct errbuf *err);
+/* The operation table and the Throughput line, as dbench prints them, and
+ * a warning when the run covered less than one pass of the loadfile. */
+void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		    const struct run_result *res);
+
+/* --json: the file is created before the run (so that a bad path is found
+ * before anything starts) and written whole at the end. */
+struct json_out {
+	char *path, *tmp;
+	FILE *f;
+};
+int report_json_open(struct json_out *j, const char *path, struct errbuf *err);
+int report_json_write(struct json_out *j, const struct run_config *cfg, const struct run_result *res,
+		      int argc, const char *const *argv, struct errbuf *err);
+void report_json_discard(struct json_out *j);
 
 double result_mb_per_sec(const struct run_result *res);
 

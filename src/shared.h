@@ -13,18 +13,27 @@
 #include "driver.h"
 
 enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_DONE };
-enum slot_state { SLOT_STARTING, SLOT_READY, SLOT_FINISHED, SLOT_FAILED };
+/* STALLED: the driver gave up on the client (--timeout); it is not waited for. */
+enum slot_state { SLOT_STARTING, SLOT_READY, SLOT_FINISHED, SLOT_FAILED, SLOT_STALLED };
 
 /* One client's live counters, on their own cache lines: each is written by
- * its client alone and read by the driver once a second. */
+ * its client alone and read by the driver every poll. */
 struct slot {
 	_Alignas(64) _Atomic uint64_t bytes;   /* payload in the current phase */
-	_Atomic uint64_t ops;                  /* loadfile operations done, every phase */
+	_Atomic uint64_t lines;                /* loadfile lines reached, every pass (dbench's figure) */
+	_Atomic uint64_t op_start_ns;          /* start of the operation in flight; 0: none */
 	_Atomic uint64_t interval_max_ns;      /* worst latency since the driver last looked */
 	_Atomic uint64_t finished_ns;
 	_Atomic int state;
 	struct client_stats stats;             /* the client's; read once it has stopped */
 };
+
+/* --show-execute-time: one record per pass, printed by the driver when the
+ * run is over, so that measuring writes nothing. */
+struct pass_time {
+	uint32_t took_ms, at_ms;
+};
+enum { PASS_TIMES = 1 << 16 };   /* per client; passes beyond are counted, not timed */
 
 struct shared {
 	_Atomic int phase;
@@ -51,6 +60,6 @@ static inline void phase_set(struct shared *sh, int phase)
 
 /* client.c: everything one client does, in its own thread or process. */
 int client_main(const struct run_config *cfg, void *backend_run,
-		struct shared *sh, unsigned id);
+		struct shared *sh, struct pass_time *passes, unsigned id);
 
 #endif

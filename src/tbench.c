@@ -1,20 +1,24 @@
-/* tbench: replay an NBENCH loadfile through a backend and report MB/sec. */
+/* tbench: replay an NBENCH loadfile through a backend and report MB/sec,
+ * as dbench's tbench does; the backends and the extras are options. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "options.h"
-#include "report.h"
 #include "registry.h"
+#include "report.h"
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
 	driver_request_stop();
+	signal(sig, SIG_DFL);   /* a second Ctrl-C ends tbench at once */
 }
 
 static void install_signals(void)
@@ -27,10 +31,54 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);   /* a closed peer is an error to report, not a death */
 }
 
-/* Everything the options name must exist before any client starts. */
-static int prepare(struct options *o, struct loadfile *lf)
+/* Descriptors 0-2 are held open from the start, so that no socket of a run
+ * can become "standard output" when tbench was started with one closed. */
+static void hold_std_fds(void)
 {
-	char err[1024];
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
+			_exit(EXIT_RUN_FAILED);
+}
+
+static void print_note(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "tbench: %s\n", msg);
+}
+
+static int read_loadfile(struct options *o, struct loadfile *lf, const char **note)
+{
+	struct loadfile_options lo = {
+		.directory = o->directory ? o->directory : ".", .strict = o->strict,
+		.note = print_note,
+	};
+	bool dbench = false;
+	const char *path = o->loadfile ? o->loadfile : options_default_loadfile(&dbench);
+	struct errbuf err;
+
+	*note = !o->loadfile && !dbench ? "(no -c, and no dbench client.txt on this system: this is "
+		"tbench's own loadfile, whose figures are not dbench's)" : NULL;
+	if (loadfile_read(path, &lo, lf, &err) < 0) {
+		fprintf(stderr, "tbench: %s\n", err.msg);
+		return -1;
+	}
+	if (lf->n_lenient)
+		fprintf(stderr, "tbench: %s: %u lines skipped or taken leniently, as dbench does "
+			"(--strict refuses them)\n", path, lf->n_lenient);
+	uint32_t longest = lf->max_send + lf->max_name_refs * client_name_extra(o->run.bcfg.nclients - 1);
+	if (longest >= WIRE_LIMIT) {
+		fprintf(stderr, "tbench: %s: with %u clients the longest request is %u bytes, "
+			"over the wire limit of %d: use fewer clients\n",
+			path, o->run.bcfg.nclients, longest, WIRE_LIMIT - 1);
+		return -1;
+	}
+	o->run.lf = lf;
+	return 0;
+}
+
+/* Everything the options name must exist before any client starts. */
+static int prepare(struct options *o, struct loadfile *lf, const char **note)
+{
 	const char *name = o->backend_name ? o->backend_name : backends[0]->name;
 
 	o->run.backend = backend_find(name);
@@ -49,29 +97,32 @@ static int prepare(struct options *o, struct loadfile *lf)
 		fprintf(stderr, "tbench: %s\n", why.msg);
 		return -1;
 	}
-	const char *path = o->loadfile ? o->loadfile : options_default_loadfile();
-	if (loadfile_read(path, lf, err, sizeof(err)) < 0) {
-		fprintf(stderr, "tbench: %s\n", err);
-		return -1;
-	}
-	uint32_t longest = lf->max_send + lf->max_name_refs * client_name_extra(o->run.bcfg.nclients - 1);
-	if (longest >= WIRE_LIMIT) {
-		fprintf(stderr, "tbench: %s: with %u clients the longest request is %u bytes, "
-			"over the wire limit of %d: use fewer clients\n",
-			path, o->run.bcfg.nclients, longest, WIRE_LIMIT - 1);
-		return -1;
-	}
-	o->run.lf = lf;
-	return 0;
+	return read_loadfile(o, lf, note);
+}
+
+/* What the run measured, or why it measured nothing. */
+static void report_end(const struct options *o, const struct run_result *res)
+{
+	if (res->status == RUN_FAILED)
+		fprintf(stderr, "tbench: run failed: %s\n", res->error[0] ? res->error : "no reason given");
+	else if (res->status == RUN_INTERRUPTED && !res->executed)
+		fprintf(stderr, "tbench: interrupted during the warm-up, before the execute phase: "
+			"nothing was measured\n");
+	else if (res->status == RUN_INTERRUPTED)
+		fprintf(stderr, "tbench: interrupted after %.1f s of the %g s execute phase: "
+			"the figures above are partial\n", res->execute_secs, o->run.timelimit);
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	struct loadfile lf;
+	struct loadfile lf = { 0 };
 	struct run_result res;
+	struct json_out json = { 0 };
 	struct errbuf err;
+	const char *note;
 
+	hold_std_fds();
 	int rc = options_parse(argc, (const char **)argv, &o);
 	if (rc != 0) {
 		if (o.list_backends)
@@ -79,26 +130,31 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
-	if (prepare(&o, &lf) < 0) {
+	if (prepare(&o, &lf, &note) < 0 ||
+	    (o.json_path && report_json_open(&json, o.json_path, &err) < 0 &&
+	     fprintf(stderr, "tbench: %s\n", err.msg))) {
+		loadfile_free(&lf);
 		options_free(&o);
 		return EXIT_USAGE;
 	}
 	install_signals();
+	report_header(stdout, &o.run, note);
 
 	enum run_status status = driver_run(&o.run, &res);
-	/* A failed run prints no Throughput line that a parser could take for a result. */
-	if (status != RUN_FAILED)
-		report_summary(stdout, &o.run, &res);
-	if (o.json_path && report_json(o.json_path, &o.run, &res, argc,
-				       (const char *const *)argv, &err) < 0) {
+	/* A failed run, or one stopped before it measured, prints no Throughput line. */
+	if (status != RUN_FAILED && res.executed)
+		report_summary(stdout, &o.run, &o.report, &res);
+	if (o.json_path && report_json_write(&json, &o.run, &res, argc,
+					     (const char *const *)argv, &err) < 0) {
 		fprintf(stderr, "tbench: %s\n", err.msg);
 		status = RUN_FAILED;
 	}
-	if (status == RUN_FAILED)
-		fprintf(stderr, "tbench: run failed: %s\n", res.error);
-	else if (status == RUN_INTERRUPTED)
-		fprintf(stderr, "tbench: interrupted after %.1f s of execute phase: "
-			"the figures above cover that much\n", res.execute_secs);
+	report_end(&o, &res);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "tbench: writing the results to standard output: %s\n",
+			errno ? strerror(errno) : "write error");
+		status = RUN_FAILED;
+	}
 	run_result_free(&res);
 	loadfile_free(&lf);
 	options_free(&o);

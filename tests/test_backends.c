@@ -22,7 +22,7 @@ static struct loadfile lf;
 static struct run_config config(const struct backend *be, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = be, .quiet = true,
+		.lf = &lf, .backend = be, .quiet = true, .warmup_exact = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -184,12 +184,13 @@ int main(void)
 {
 	const char *src = getenv("top_srcdir");
 	static const unsigned counts[] = { 1, 4, 16 };
-	char path[4096], err[512];
+	char path[4096];
+	struct errbuf err;
 
 	signal(SIGPIPE, SIG_IGN);   /* as tbench does: a closed peer is an error */
 	snprintf(path, sizeof(path), "%s/loadfiles/tiny.txt", src ? src : ".");
-	if (loadfile_read(path, &lf, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (loadfile_read(path, NULL, &lf, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
 	for (size_t b = 0; backends[b]; b++) {

@@ -3,8 +3,11 @@
  * loadfile says for the passes done, and failures must end the run. */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "testlib.h"
@@ -15,7 +18,7 @@ static struct loadfile lf;
 static struct run_config config(const char *backend, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = backend_find(backend), .quiet = true,
+		.lf = &lf, .backend = backend_find(backend), .quiet = true, .warmup_exact = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -58,7 +61,9 @@ static void run_timed(const char *backend, unsigned n, bool processes)
 	CHECK(driver_run(&cfg, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s: %s\n", backend, res.error);
-	CHECK(res.execute_secs >= 0.55 && res.execute_secs < 10);  /* ended by the limit, even on a loaded machine */
+	/* Ended by the limit: never before it; the upper bound only catches a
+	 * hang, as a loaded machine can delay the end by seconds. */
+	CHECK(res.execute_secs >= 0.6 - 1e-9 && res.execute_secs < 60);
 	CHECK(res.total_secs >= res.execute_secs);
 	CHECK(res.bytes > 0 && res.bytes <= res.bytes_all);
 	uint64_t sum = 0;
@@ -119,15 +124,115 @@ static void run_failing(bool processes, bool in_open)
 	run_result_free(&res);
 }
 
+/* A backend whose server stops answering: on exchange number `stall_at`
+ * (0: in the set-up exchange) it blocks until the run gives up on it. */
+static _Atomic int stall_calls, stall_at;
+static int stall_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
+{
+	(void)conn; (void)send; (void)recv; (void)err;
+	if (atomic_fetch_add(&stall_calls, 1) == stall_at)
+		for (;;)
+			pause();   /* threads: left behind; processes: killed */
+	return 0;
+}
+static const struct backend stalling = {
+	.name = "stalling", .summary = "stops answering", .open = flaky_open,
+	.exchange = stall_exchange, .close = flaky_close,
+};
+
+/* Every exchange has a bound: the run fails after --timeout, naming the
+ * client, the loadfile line and the peer, not after the time limit. */
+static void run_stalled(bool processes, int at)
+{
+	struct run_config cfg = config("nop", 1, processes);
+	struct run_result res;
+
+	cfg.backend = &stalling;
+	cfg.timelimit = 120;
+	cfg.timeout = 1;
+	stall_calls = 0;
+	stall_at = at;
+	uint64_t t = now_ns();
+	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	double took = (now_ns() - t) / 1e9;
+	CHECK(took >= 1 && took < 60);   /* the timeout, not the 120 s limit; generous for a loaded machine */
+	CHECK(strstr(res.error, "client 0") != NULL);
+	CHECK(strstr(res.error, "--timeout") != NULL);
+	CHECK(strstr(res.error, at ? " line " : "connecting to") != NULL);
+	fprintf(stderr, "  stall reported as: %s (after %.1f s)\n", res.error, took);
+	run_result_free(&res);
+}
+
+/* dbench's warm-up: at least its minimum, and until every client counted
+ * bytes; then the execute phase starts and the run lasts the time limit. */
+static void run_dbench_warmup(void)
+{
+	struct run_config cfg = config("nop", 2, true);
+	struct run_result res;
+
+	cfg.warmup_exact = false;
+	cfg.warmup = 1;
+	cfg.timelimit = 1;
+	uint64_t t = now_ns();
+	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(res.executed);
+	CHECK(res.execute_secs >= 1 - 1e-9);
+	CHECK((now_ns() - t) / 1e9 >= 2 - 1e-3);
+	CHECK(res.bytes > 0 && res.bytes < res.bytes_all);   /* the warm-up's bytes are not counted */
+	run_result_free(&res);
+}
+
+/* A client process killed from outside ends the run at once, named. */
+static void run_killed_client(void)
+{
+	struct run_config cfg = config("pipe", 2, true);
+	struct run_result res;
+
+	cfg.timelimit = 120;
+	pid_t self = getpid();
+	pid_t killer = fork();
+	if (killer == 0) {
+		/* The newest child of ours is a client process. */
+		sleep(1);
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "pkill -KILL -n -P %d -x test_driver", (int)self);
+		_exit(system(cmd) == 0 ? 0 : 1);
+	}
+	uint64_t t = now_ns();
+	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK((now_ns() - t) / 1e9 < 30);   /* not the 120 s limit, nor a 10 s grace */
+	CHECK(strstr(res.error, "killed by signal 9") != NULL);
+	fprintf(stderr, "  killed client reported as: %s\n", res.error);
+	waitpid(killer, NULL, 0);
+	run_result_free(&res);
+}
+
+/* --show-execute-time's records: one per pass, held until the end. */
+static void run_pass_times(void)
+{
+	struct run_config cfg = config("nop", 3, true);
+	struct run_result res;
+
+	cfg.run_once = true;
+	cfg.show_execute_time = true;
+	cfg.quiet = false;
+	fflush(stdout);
+	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	for (unsigned i = 0; res.clients && i < 3; i++)
+		CHECK_EQ_U(res.clients[i].passes, 1);
+	run_result_free(&res);
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
-	char path[4096], err[512];
+	char path[4096];
+	struct errbuf err;
 	static const unsigned counts[] = { 1, 4, 64 };
 
 	snprintf(path, sizeof(path), "%s/loadfiles/tiny.txt", src ? src : ".");
-	if (loadfile_read(path, &lf, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (loadfile_read(path, NULL, &lf, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
 	for (int p = 0; p < 2; p++)
@@ -141,6 +246,12 @@ int main(void)
 	run_failing(false, false);
 	run_failing(false, true);
 	run_failing(true, true);
+	run_stalled(true, 0);
+	run_stalled(true, 5);
+	run_stalled(false, 5);
+	run_dbench_warmup();
+	run_killed_client();
+	run_pass_times();
 	loadfile_free(&lf);
 	return test_done("test_driver");
 }
