@@ -29,7 +29,7 @@
 #include "wire.h"
 
 enum {
-	CONN_STACK = 256 * 1024,     /* wire_serve keeps its buffer on the heap */
+	CONN_STACK = 256 * 1024,     /* wire_serve_socket keeps its buffer on the heap */
 	STOP_WAIT_SECS = 5,          /* connections must end this soon after a stop */
 	TICK_MS = 500,               /* reap finished children, say what the log suppressed */
 	ACCEPT_PAUSE_NS = 50000000,  /* after a failed accept: a full fd table must not spin us */

@@ -115,10 +115,11 @@ static bool closed_within(int fd, int secs)
 	}
 }
 
-/* A bad connection is closed promptly; 3 s allows for a loaded machine. */
+/* A bad connection is closed promptly; 10 s allows for a loaded machine
+ * forking sanitized processes, and a server that never closes it still fails. */
 static bool closed_by_server(int fd)
 {
-	return closed_within(fd, 3);
+	return closed_within(fd, 10);
 }
 
 /* Send raw bytes (optionally half-closing after), expect the server to hang up. */
@@ -417,17 +418,19 @@ static unsigned count_matches(const char *t, const char *what)
 	return n;
 }
 
-/* A thousand peers with oversized frames: each is a line, or is counted
- * in a summary; never more than the limit a second. */
+/* Peers with oversized frames: each is a line, or is counted in a
+ * summary; never more than the limit a second. A thousand of them against
+ * threads; fewer against processes, where each costs a fork, enough to
+ * cross several seconds with the counters shared between processes. */
 static void log_rate_limit(bool processes)
 {
 	struct server *s = start(processes, 0, NULL);
+	unsigned peers = processes ? 300 : 1000, summaries;
 	uint8_t b[8];
-	unsigned summaries;
 
 	frame(b, 100000, 4);
 	uint64_t t0 = now_ns();
-	for (int i = 0; i < 1000; i++) {
+	for (unsigned i = 0; i < peers; i++) {
 		int fd = dial(s, NULL);
 		CHECK(write_full(fd, b, sizeof(b)) == 0);
 		CHECK(closed_by_server(fd));
@@ -439,9 +442,9 @@ static void log_rate_limit(bool processes)
 	const char *t = new_log();
 	unsigned printed = count_matches(t, "over the limit of");
 	unsigned suppressed = suppressed_in(t, &summaries);
-	fprintf(stderr, "  1000 bad peers (%s) in %.1f s: %u lines, %u suppressed in %u summaries\n",
-		processes ? "processes" : "threads", secs, printed, suppressed, summaries);
-	CHECK_EQ_U(printed + suppressed, 1000);
+	fprintf(stderr, "  %u bad peers (%s) in %.1f s: %u lines, %u suppressed in %u summaries\n",
+		peers, processes ? "processes" : "threads", secs, printed, suppressed, summaries);
+	CHECK_EQ_U(printed + suppressed, peers);
 	CHECK(printed <= SERVER_LOG_LINES_PER_SEC * ((unsigned)secs + 2));
 	CHECK(summaries >= 1);
 	CHECK_EQ_U(count_lines(t), printed + summaries);
