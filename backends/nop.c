@@ -17,10 +17,10 @@ struct nop_conn {
 static int nop_open(void *run, const struct backend_config *cfg, unsigned client,
 		    void **conn, struct errbuf *err)
 {
-	(void)run; (void)cfg;
+	(void)run; (void)cfg; (void)client;
 	*conn = calloc(1, sizeof(struct nop_conn));
 	if (!*conn)
-		return err_set(err, "nop: client %u: out of memory", client);
+		return err_set(err, "nop: out of memory");
 	return 0;
 }
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -102,8 +101,7 @@ static void client_process(struct driver *d, unsigned proc, pid_t parent)
 	struct errbuf err;
 	int rc = 0;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (die_with_parent(parent, SIGKILL) < 0)
 		_exit(1);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);

@@ -13,6 +13,7 @@
 
 #include "registry.h"
 #include "version.h"
+#include "wire.h"
 
 enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60 };
 enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY };
@@ -111,7 +112,7 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "also write every figure of the run to FILE as JSON", "FILE" },
 		{ "server", 0, POPT_ARG_STRING, &w->server_opt, 0, "the SERVER argument, as an option", "HOST" },
 		{ "port", 0, POPT_ARG_STRING, &o->run.bcfg.port, 0,
-		  "TCP port of the server (default 7003)", "PORT" },
+		  "TCP port of the server (default " WIRE_PORT_STRING ")", "PORT" },
 		{ "unix", 0, POPT_ARG_STRING, &o->run.bcfg.unix_path, 0,
 		  "unix backend: socket of a running tbench_srv --unix", "PATH" },
 		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },

@@ -123,6 +123,10 @@ int main(int argc, char **argv)
 	const char *note;
 
 	hold_std_fds();
+	install_signals();   /* first: a Ctrl-C while the loadfile is read is not lost */
+	unsigned long fds;
+	if (raise_fd_limit(&fds, &err) < 0)   /* a client and its server each hold some */
+		fprintf(stderr, "tbench: note: %s\n", err.msg);
 	int rc = options_parse(argc, (const char **)argv, &o);
 	if (rc != 0) {
 		if (o.list_backends)
@@ -137,7 +141,6 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return EXIT_USAGE;
 	}
-	install_signals();
 	report_header(stdout, &o.run, note);
 
 	enum run_status status = driver_run(&o.run, &res);

@@ -29,32 +29,73 @@ usage_errors() {
 
 bad_loadfiles() {
 	printf 'Close 1 NT_STATUS_OK\n# fine\nReadX 1 0 x 10 NT_STATUS_OK\n' >"$TL_TMP/bad.txt"
-	expect_exit 2 "malformed loadfile" "$TBENCH" -b nop 1 -t 1 -c "$TL_TMP/bad.txt"
+	expect_exit 2 "--strict: malformed loadfile" "$TBENCH" --strict -b nop 1 -t 1 -c "$TL_TMP/bad.txt"
 	check "error names FILE:LINE and the field" grep -q "^tbench: $TL_TMP/bad.txt:3: ReadX: field 'size' is not a number" "$TL_TMP/err"
 	check "no client started" [ ! -s "$TL_TMP/out" ]
+	printf 'Close 1 NT_STATUS_OK\nFrobnicate 1 NT_STATUS_OK\nFrobnicate 2 NT_STATUS_OK\n' >"$TL_TMP/lenient.txt"
+	expect_exit 0 "unknown operation: skipped, as dbench" "$TBENCH" -b nop 1 -t 1 --warmup 0 -q -c "$TL_TMP/lenient.txt"
+	check "said once, with FILE:LINE" [ "$(grep -c "^tbench: $TL_TMP/lenient.txt:2: unknown operation Frobnicate, skipped$" "$TL_TMP/err")" -eq 1 ]
+	printf 'Fro\001b 1 NT_STATUS_OK\n' >"$TL_TMP/ctl.txt"
+	expect_exit 2 "--strict: control byte in the loadfile" "$TBENCH" --strict -b nop 1 -t 1 -c "$TL_TMP/ctl.txt"
+	check "shown escaped" grep -qF "unknown operation 'Fro\\x01b'" "$TL_TMP/err"
 	expect_exit 2 "missing loadfile" "$TBENCH" -b nop 1 -t 1 -c "$TL_TMP/none.txt"
+	check "names the file and errno" grep -q "none.txt: cannot open loadfile: No such file or directory" "$TL_TMP/err"
 	: >"$TL_TMP/empty.txt"
 	expect_exit 2 "empty loadfile" "$TBENCH" -b nop 1 -t 1 -c "$TL_TMP/empty.txt"
+	printf 'SMBopenX 1 2 3\n' >"$TL_TMP/smb.txt"
+	expect_exit 2 "dbench 1 loadfile" "$TBENCH" -b nop 1 -t 1 -c "$TL_TMP/smb.txt"
+}
+
+# Values out of range and outputs that cannot be written: exit 2 before anything starts.
+bad_values() {
+	expect_exit 2 "--warmup -1" "$TBENCH" -b nop 1 -t 1 --warmup -1
+	expect_exit 2 "-t nan" "$TBENCH" -b nop 1 -t nan
+	expect_exit 2 "--timeout -3" "$TBENCH" -b nop 1 -t 1 --timeout -3
+	expect_exit 2 "-R -1" "$TBENCH" -b nop 1 -t 1 -R -1
+	expect_exit 2 "--clients-per-process 0" "$TBENCH" -b nop 1 -t 1 --clients-per-process 0
+	expect_exit 2 "--json into a missing directory" "$TBENCH" -b nop 1 -t 1 --json "$TL_TMP/no/such/dir/x.json"
+	check "names the path and the errno text" grep -q "no/such/dir/x.json.*No such file or directory" "$TL_TMP/err"
+	check "nothing ran" [ ! -s "$TL_TMP/out" ]
+}
+
+# dbench's options are all accepted; those without meaning here say so.
+dbench_options() {
+	expect_exit 0 "dbench 4.0's options" "$TBENCH" -b nop 2 -t 1 --warmup 0 -q -c "$TINY" -D /tmp \
+		-s -S -F -x --no-resolve --clients-per-process 2 --one-byte-write-fix --stat-check \
+		--fake-io --skip-cleanup --per-client-results -T TCP_NODELAY -R 1000
+	check "-F noted as meaningless here" grep -q -- "-F means nothing without a file system" "$TL_TMP/err"
+	check "-s and -S mark the Throughput line" grep -Eq '^Throughput [0-9.e+]+ MB/sec \(sync open\) \(sync dirs\)  4 clients  2 procs  max_latency=' "$TL_TMP/out"
+	check "per-client results" grep -q '^Client 3 did [0-9]* operations and [0-9]* bytes$' "$TL_TMP/out"
+	expect_exit 0 "--version" "$TBENCH" --version
+	check "--version names the suite and the revision" grep -Eq '^tbench \(tbench suite\) [0-9.]+, git [0-9a-z-]+' "$TL_TMP/out"
 }
 
 # The lines mmtests and LKP parse, field by field.
 output_format() {
-	expect_exit 0 "pipe, 3 clients, 2 s" "$TBENCH" -b pipe 3 -t 2 --warmup 1 --json "$TL_TMP/run.json"
+	expect_exit 0 "pipe, 3 clients, 2 s" "$TBENCH" -b pipe 3 -t 2 --warmup 2 -c "$TINY" --json "$TL_TMP/run.json"
 	local out="$TL_TMP/out"
-	check "warmup progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  warmup +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
-	check "execute progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  execute +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
-	check "cleanup line" grep -Eq '^   3  cleanup +[0-9]+ sec$' "$out"
+	check "version line" grep -q '^tbench (tbench suite) ' "$out"
+	check "Running for line" grep -qF "Running for 2 seconds with load '$TINY' and minimum warmup 2 secs" "$out"
+	check "prepared for launch" grep -Eq '^3 of 3 processes prepared for launch +[0-9]+ sec$' "$out"
+	check "releasing clients" grep -q '^releasing clients$' "$out"
+	check "warmup progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  warmup +1 sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
+	check "no warmup line once executing" awk '/execute/ { e = 1 } /warmup/ && e { bad = 1 } END { exit bad }' "$out"
+	check "execute progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  execute +1 sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
+	check "cleanup lines down to 0" grep -Eq '^   0  cleanup +[0-9]+ sec$' "$out"
 	# mmtests: $3 (MB/sec) and $6 (seconds) of the execute lines.
 	check "mmtests fields \$3 and \$6" awk '/execute/ { if ($3 + 0 <= 0 || $6 != int($6)) bad = 1; n++ } END { exit (n == 0 || bad) }' "$out"
-	check "table header" grep -q '^ Operation      Count    AvgLat    MaxLat    P99Lat$' "$out"
-	check "mmtests table fields \$1 \$3" awk '$1 == "ReadX" && $2 > 0 && $3 + 0 > 0 { f = 1 } END { exit !f }' "$out"
-	check "Throughput line" grep -Eq '^Throughput [0-9.e+]+ MB/sec  3 clients  1 procs  max_latency=[0-9]+\.[0-9]{3} ms$' "$out"
+	check "table header" grep -q '^ Operation                Count    AvgLat    MaxLat    P99Lat$' "$out"
+	check "mmtests table fields \$1 \$3, loadfile keywords" awk '$1 == "QUERY_PATH_INFORMATION" && $2 > 0 && $3 + 0 > 0 { f = 1 } END { exit !f }' "$out"
+	check "Throughput line" grep -Eq '^Throughput [0-9.e+]+ MB/sec  3 clients  3 procs  max_latency=[0-9]+\.[0-9]{3} ms$' "$out"
 	local mb
 	mb="$(awk '/^Throughput/ { print $2 }' "$out")"
 	check "JSON is valid and agrees with the Throughput line" \
 		jq -e --argjson mb "$mb" '.result.status == "ok" and (.result.mb_per_sec - $mb | fabs) / $mb < 1e-4
-			and .settings.clients == 3 and (.clients | length) == 3 and (.operations | length) > 10' \
+			and .settings.clients == 3 and .settings.model == "processes" and .settings.procs == 3
+			and (.clients | length) == 3 and (.operations | length) > 10' \
 		"$TL_TMP/run.json"
+	expect_exit 0 "--threads" "$TBENCH" -b pipe 3 -t 1 --warmup 0 -q -c "$TINY"  --threads
+	check "threads: 1 procs" grep -q '3 clients  1 procs' "$TL_TMP/out"
 }
 
 show_execute_time() {
@@ -62,28 +103,52 @@ show_execute_time() {
 	local n
 	n="$(grep -Ec '^   [0-3] completed in [0-9]+ ms at time [0-9]+ ms$' "$TL_TMP/out" || true)"
 	check "one completion line per client" [ "$n" -eq 4 ]
+	check "printed after the run, not while measuring" awk '/cleanup/ { c = 1 } /completed in/ && !c { bad = 1 } END { exit bad }' "$TL_TMP/out"
 	expect_exit 0 "--processes" "$TBENCH" -b pipe 4 --processes -q --run-once -c "$TINY"
 	check "procs counted" grep -q '4 clients  4 procs' "$TL_TMP/out"
 }
 
-# Ctrl-C: the figures so far are printed and written, exit 1, promptly.
+# Waits (a minute at most, for a loaded machine) until FILE has a line with WORD.
+wait_for_line() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+
+# Ctrl-C: promptly exit 1; in the execute phase the figures so far,
+# labelled partial; in the warm-up, no figure at all.
 interrupt() {
 	local rc=0 start
 	start=$SECONDS
 	"$TBENCH" -b pipe 2 -t 60 --warmup 0 --json "$TL_TMP/int.json" >"$TL_TMP/int.out" 2>"$TL_TMP/int.err" &
 	local pid=$!
-	sleep 2
+	wait_for_line execute "$TL_TMP/int.out"
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	check "Ctrl-C exits 1" [ "$rc" -eq 1 ]
-	check "Ctrl-C is prompt" [ $((SECONDS - start)) -lt 10 ]
-	check "results printed after Ctrl-C" grep -q '^Throughput' "$TL_TMP/int.out"
-	check "says interrupted" grep -q 'interrupted' "$TL_TMP/int.err"
-	check "JSON written after Ctrl-C" jq -e '.result.status == "interrupted" and .result.mb_per_sec > 0' "$TL_TMP/int.json"
+	check "Ctrl-C is prompt, not the 60 s limit" [ $((SECONDS - start)) -lt 55 ]
+	check "partial results printed after Ctrl-C" grep -Eq '^Throughput [0-9.e+]+ MB/sec \(partial: interrupted after [0-9.]+ of 60 s\)  2 clients' "$TL_TMP/int.out"
+	check "says interrupted" grep -q 'interrupted after' "$TL_TMP/int.err"
+	check "JSON written after Ctrl-C" jq -e '.result.status == "interrupted" and .result.partial and .result.mb_per_sec > 0' "$TL_TMP/int.json"
+
+	rc=0
+	"$TBENCH" -b pipe 2 -t 60 --json "$TL_TMP/warm.json" >"$TL_TMP/warm.out" 2>"$TL_TMP/warm.err" &
+	pid=$!
+	sleep 2
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	check "Ctrl-C in the warm-up exits 1" [ "$rc" -eq 1 ]
+	check "no Throughput figure from the warm-up" bash -c "! grep -q '^Throughput' '$TL_TMP/warm.out'"
+	check "says nothing was measured" grep -q 'before the execute phase: nothing was measured' "$TL_TMP/warm.err"
+	check "JSON: interrupted, no execute figures" jq -e '.result.status == "interrupted" and .result.mb_per_sec == null and .result.execute_s == null' "$TL_TMP/warm.json"
 }
 
 usage_errors
 bad_loadfiles
+bad_values
+dbench_options
 output_format
 show_execute_time
 interrupt
