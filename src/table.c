@@ -90,15 +90,36 @@ struct cursor {
 	size_t line;
 };
 
+/* Where the cell starting at p ends: the ',' or line end after it (a
+ * quoted cell may hold both). */
+static const char *cell_end(const char *p, const char *end)
+{
+	if (p < end && *p == '"') {
+		for (p++; p < end; p++) {
+			if (*p != '"')
+				continue;
+			if (p + 1 < end && p[1] == '"') {
+				p++;
+				continue;
+			}
+			p++;
+			break;
+		}
+	}
+	while (p < end && *p != ',' && *p != '\n')
+		p++;
+	return p;
+}
+
 /* One cell at the cursor, which is left on the ',' or line end after it. */
 static char *parse_cell(struct cursor *cur)
 {
-	const char *p = cur->p;
-	char *out = xrealloc(NULL, (size_t)(cur->end - p) + 1), *w = out;
+	const char *p = cur->p, *stop = cell_end(cur->p, cur->end);
+	char *out = xrealloc(NULL, (size_t)(stop - p) + 1), *w = out;
 
-	if (p < cur->end && *p == '"') {
-		for (p++; p < cur->end; p++) {
-			if (*p == '"' && p + 1 < cur->end && p[1] == '"') {
+	if (p < stop && *p == '"') {
+		for (p++; p < stop; p++) {
+			if (*p == '"' && p + 1 < stop && p[1] == '"') {
 				*w++ = '"';
 				p++;
 			} else if (*p == '"') {
@@ -111,14 +132,13 @@ static char *parse_cell(struct cursor *cur)
 			}
 		}
 	}
-	/* Unquoted text, or whatever follows a closing quote, up to the cell's end. */
-	while (p < cur->end && *p != ',' && *p != '\n') {
-		if (!(*p == '\r' && (p + 1 == cur->end || p[1] == '\n')))
+	/* Unquoted text, or whatever follows a closing quote; a \r before the line end is dropped. */
+	int at_eol = stop == cur->end || *stop == '\n';
+	for (; p < stop; p++)
+		if (!(*p == '\r' && p + 1 == stop && at_eol))
 			*w++ = *p;
-		p++;
-	}
 	*w = '\0';
-	cur->p = p;
+	cur->p = stop;
 	return out;
 }
 
