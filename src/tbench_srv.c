@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "server.h"
+#include "version.h"
 #include "wire.h"
 
 enum { OPT_VERSION = 1, OPT_FORK, OPT_THREADS };
@@ -114,7 +115,7 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 
 	while ((rc = poptGetNextOpt(pc)) > 0) {
 		if (rc == OPT_VERSION) {
-			printf("tbench_srv %s\n", PACKAGE_VERSION);
+			printf("%s\n", version_line("tbench_srv"));
 			poptFreeContext(pc);
 			return 1;
 		}

@@ -8,6 +8,7 @@
 #include "stats_row.h"
 #include "stats_summary.h"
 #include "table.h"
+#include "version.h"
 
 #include <errno.h>
 #include <math.h>
@@ -658,7 +659,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("tbench-stats (tbench suite) %s\n", PACKAGE_VERSION);
+		printf("%s\n", version_line("tbench-stats"));
 		return EXIT_OK;
 	}
 	size_t i = 0;
