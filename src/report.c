@@ -11,6 +11,21 @@
 
 #include "version.h"
 
+static int first_write_errno;
+
+/* Flushes f and keeps the reason of the first failure, for the end. */
+static void flush(FILE *f)
+{
+	if (fflush(f) != 0 && !first_write_errno)
+		first_write_errno = errno ? errno : EIO;
+}
+
+int report_write_error(FILE *f)
+{
+	flush(f);
+	return first_write_errno ? first_write_errno : ferror(f) ? EIO : 0;
+}
+
 static double ms(uint64_t ns)
 {
 	return ns / 1e6;
@@ -28,7 +43,7 @@ void report_header(FILE *f, const struct run_config *cfg, const char *loadfile_n
 		cfg->timelimit, cfg->lf->path, cfg->warmup);
 	if (loadfile_note)
 		fprintf(f, "%s\n", loadfile_note);
-	fflush(f);
+	flush(f);
 }
 
 void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
@@ -36,13 +51,13 @@ void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned lon
 {
 	fprintf(f, "%4u  %8llu  %7.2f MB/sec  %s %3.0f sec  latency %.03f ms\n",
 		nclients, lines_per_client, mb_per_sec, phase, secs, latency_ms);
-	fflush(f);
+	flush(f);
 }
 
 void report_cleanup(FILE *f, unsigned nclients, double secs)
 {
 	fprintf(f, "%4u  cleanup %3.0f sec\n", nclients, secs);
-	fflush(f);
+	flush(f);
 }
 
 /* The loadfile's keywords in the width of mmtests' dbench, p99 last. */
@@ -114,14 +129,15 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct report_o
 	if (ro->per_client)
 		per_client_results(f, res);
 	if (res->status != RUN_OK)
-		snprintf(partial, sizeof(partial), " (partial: interrupted after %.1f of %g s)",
-			 res->execute_secs, cfg->timelimit);
+		snprintf(partial, sizeof(partial), " (partial: %s after %.1f of %g s)",
+			 res->status == RUN_FAILED ? "failed" : "interrupted", res->execute_secs,
+			 cfg->timelimit);
 	fprintf(f, "Throughput %g MB/sec%s%s%s  %u clients  %u procs  max_latency=%.03f ms\n",
 		result_mb_per_sec(res), partial, ro->sync_open ? " (sync open)" : "",
 		ro->sync_dirs ? " (sync dirs)" : "", cfg->bcfg.nclients, run_procs(cfg),
 		ms(res->max_latency_ns));
 	prefix_warning(f, cfg, res);
-	fflush(f);
+	flush(f);
 }
 
 /* JSON string with the escapes RFC 8259 requires. */

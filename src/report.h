@@ -23,6 +23,9 @@ void report_cleanup(FILE *f, unsigned nclients, double secs);
 void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		    const struct run_result *res);
 
+/* 0, or the errno of the first failed write to f (stdout) by any report. */
+int report_write_error(FILE *f);
+
 /* --json: the file is created before the run (so that a bad path is found
  * before anything starts) and written whole at the end. */
 struct json_out {

@@ -32,12 +32,20 @@ static void install_signals(void)
 }
 
 /* Descriptors 0-2 are held open from the start, so that no socket of a run
- * can become "standard output" when tbench was started with one closed. */
-static void hold_std_fds(void)
+ * can become "standard output" when tbench was started with one closed.
+ * Returns whether standard output was closed: the results would be lost. */
+static bool hold_std_fds(void)
 {
-	for (int fd = 0; fd <= 2; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
+	bool stdout_closed = false;
+
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0)
+			continue;
+		stdout_closed |= fd == STDOUT_FILENO;
+		if (open("/dev/null", O_RDWR) < 0)
 			_exit(EXIT_RUN_FAILED);
+	}
+	return stdout_closed;
 }
 
 static void print_note(void *ctx, const char *msg)
@@ -100,6 +108,23 @@ static int prepare(struct options *o, struct loadfile *lf, const char **note)
 	return read_loadfile(o, lf, note);
 }
 
+/* Results that could not be shown make the run a failure, said in the
+ * JSON too. */
+static void check_stdout(struct run_result *res, bool closed, bool json)
+{
+	int write_errno = report_write_error(stdout);
+
+	if (!write_errno && !closed)
+		return;
+	res->status = RUN_FAILED;
+	if (write_errno)
+		snprintf(res->error, sizeof(res->error), "writing the results to standard output: %s",
+			 strerror(write_errno));
+	else
+		snprintf(res->error, sizeof(res->error), "standard output was closed: the results "
+			 "were not shown%s", json ? " (they are in the --json file)" : "");
+}
+
 /* What the run measured, or why it measured nothing. */
 static void report_end(const struct options *o, const struct run_result *res)
 {
@@ -122,7 +147,7 @@ int main(int argc, char **argv)
 	struct errbuf err;
 	const char *note;
 
-	hold_std_fds();
+	bool stdout_closed = hold_std_fds();
 	install_signals();   /* first: a Ctrl-C while the loadfile is read is not lost */
 	unsigned long fds;
 	if (raise_fd_limit(&fds, &err) < 0)   /* a client and its server each hold some */
@@ -143,21 +168,19 @@ int main(int argc, char **argv)
 	}
 	report_header(stdout, &o.run, note);
 
-	enum run_status status = driver_run(&o.run, &res);
-	/* A failed run, or one stopped before it measured, prints no Throughput line. */
-	if (status != RUN_FAILED && res.executed)
+	driver_run(&o.run, &res);
+	/* A run stopped before it measured prints no Throughput line; one that
+	 * failed or was interrupted says partial on it. */
+	if (res.executed)
 		report_summary(stdout, &o.run, &o.report, &res);
+	check_stdout(&res, stdout_closed, o.json_path != NULL);
 	if (o.json_path && report_json_write(&json, &o.run, &res, argc,
 					     (const char *const *)argv, &err) < 0) {
 		fprintf(stderr, "tbench: %s\n", err.msg);
-		status = RUN_FAILED;
+		res.status = RUN_FAILED;
 	}
 	report_end(&o, &res);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "tbench: writing the results to standard output: %s\n",
-			errno ? strerror(errno) : "write error");
-		status = RUN_FAILED;
-	}
+	enum run_status status = res.status;
 	run_result_free(&res);
 	loadfile_free(&lf);
 	options_free(&o);

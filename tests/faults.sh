@@ -1,0 +1,169 @@
+#!/bin/bash
+# shellcheck disable=SC2016  # jq programs are single-quoted on purpose
+# Faults a hostile peer or a clumsy user brings, against every backend, as
+# processes and as threads: the server killed or stopped, SIGINT and SIGTERM,
+# --json on a full file system, standard output full or closed. Each run
+# must end within a bound with exit 1, a message naming the cause, and a
+# valid JSON file (or a clear error that it could not be written): never a
+# hang, an orphan, a truncated file or exit 0.
+#
+#   tests/faults.sh                  tcp and pipe (make check)
+#   tests/faults.sh --all --table F  every backend; a markdown table in F
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+SRV="${top_builddir:-.}/tbench_srv"
+
+BACKENDS=(tcp pipe)
+TABLE=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--all) BACKENDS=(tcp unix pipe socketpair splice nop) ;;
+	--table) TABLE="$2"; shift ;;
+	*) echo "usage: $0 [--all] [--table FILE]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+LIMIT=60        # the time limit of every run: no fault may cost it
+TIMEOUT=3       # --timeout: a stalled exchange ends the run after it
+BOUND=45        # seconds a faulty run may take, on a loaded machine
+EXT_PID=        # an external tbench_srv, for tcp
+ROWS=()
+
+cleanup() {
+	[ -n "$EXT_PID" ] && kill -9 "$EXT_PID" 2>/dev/null
+	pkill -9 -P $$ 2>/dev/null || true
+	rm -rf "$TL_TMP"
+}
+trap cleanup EXIT
+
+# Every process below PID, deepest first.
+descendants() {
+	local child
+	for child in $(pgrep -P "$1" || true); do
+		descendants "$child"
+		echo "$child"
+	done
+}
+
+# Until FILE has an execute line (a minute at most).
+wait_executing() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q ' execute ' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The processes that serve the run's clients: tcp's external tbench_srv
+# (all of its processes), or the servers a backend's clients brought.
+server_pids() {
+	local backend="$1" pid="$2"
+	if [ "$backend" = tcp ]; then
+		echo "$EXT_PID"
+		pgrep -P "$EXT_PID" || true
+	else
+		local client
+		for client in $(pgrep -P "$pid" || true); do
+			pgrep -P "$client" || true
+		done
+	fi
+}
+
+record() {   # record BACKEND MODEL FAULT RC SECONDS MESSAGE
+	ROWS+=("| $1 | $2 | $3 | $4 | $5 | ${6//|/\\|} |")
+}
+
+# One run with one fault; checks the outcome and records a row.
+run_fault() {
+	local backend="$1" model="$2" fault="$3"
+	local out="$TL_TMP/$backend-$model-$fault" args=() server=() rc=0 start
+	args=(-b "$backend" 4 -t "$LIMIT" --warmup 0 --timeout "$TIMEOUT" -c "$SRCDIR/loadfiles/tiny.txt")
+	[ "$model" = threads ] && args+=(--threads)
+	[ "$backend" = tcp ] && server=(127.0.0.1 --port "$PORT")
+	local json="$out.json"
+	start=$SECONDS
+	case "$fault" in
+	stdout-full) "$TBENCH" "${args[@]}" "${server[@]}" -t 2 --json "$json" >/dev/full 2>"$out.err" || rc=$? ;;
+	stdout-closed) "$TBENCH" "${args[@]}" "${server[@]}" -t 2 --json "$json" >&- 2>"$out.err" || rc=$? ;;
+	json-full)
+		if ! unshare -m true 2>/dev/null; then
+			record "$backend" "$model" "$fault" - - "skipped: no mount namespace (needs root)"
+			echo "# $backend $model $fault: skipped, no mount namespace"
+			return
+		fi
+		mkdir -p "$TL_TMP/full"
+		unshare -m bash -c 'mount -t tmpfs -o size=16k tbfull "$1" && head -c 15872 /dev/zero >"$1/fill" &&
+			shift && exec "$@"' _ "$TL_TMP/full" "$TBENCH" "${args[@]}" "${server[@]}" -t 2 \
+			--json "$TL_TMP/full/run.json" >"$out.out" 2>"$out.err" || rc=$?
+		json=
+		;;
+	*)
+		"$TBENCH" "${args[@]}" "${server[@]}" --json "$json" >"$out.out" 2>"$out.err" &
+		local pid=$!
+		wait_executing "$out.out" || true
+		case "$fault" in
+		sigint) kill -INT "$pid" ;;
+		sigterm) kill -TERM "$pid" ;;
+		server-killed) server_pids "$backend" "$pid" | xargs -r kill -9 ;;
+		server-stopped) server_pids "$backend" "$pid" | xargs -r kill -STOP ;;
+		esac
+		wait "$pid" || rc=$?
+		[ "$fault" = server-stopped ] && server_pids "$backend" "$pid" | xargs -r kill -CONT 2>/dev/null
+		;;
+	esac
+	local took=$((SECONDS - start)) msg
+	msg="$(grep -m1 -E '^tbench: (run failed|interrupted|writing|standard output|--json)' "$out.err" || head -1 "$out.err")"
+	record "$backend" "$model" "$fault" "$rc" "$took" "$msg"
+	local what="$backend $model $fault"
+	check "$what: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+	check "$what: ended within $BOUND s, not the $LIMIT s limit ($took s)" [ "$took" -lt "$BOUND" ]
+	check "$what: says why" [ -n "$msg" ]
+	if [ -n "$json" ]; then
+		check "$what: a valid JSON file, status not ok" jq -e '.result.status != "ok"' "$json"
+	else
+		check "$what: no truncated JSON left" bash -c "! ls '$TL_TMP/full/'run.json* 2>/dev/null"
+	fi
+	[ "$fault" = server-killed ] || [ "$fault" = server-stopped ] &&
+		check "$what: the message names the server or the timeout" \
+			grep -Eq 'server|peer|--timeout|closed|reset|pipe' "$out.err"
+	check "$what: no process of the run left" bash -c "! pgrep -f -- '--timeout [$TIMEOUT] -c' >/dev/null"
+}
+
+applies() {   # applies BACKEND MODEL FAULT: a fault needs a server process to hit
+	case "$3" in
+	server-*) [ "$1" != nop ] && { [ "$1" = tcp ] || [ "$2" = processes ]; } ;;
+	*) true ;;
+	esac
+}
+
+command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
+PORT=$((20000 + $$ % 20000))
+"$SRV" -l 127.0.0.1 --port "$PORT" >"$TL_TMP/srv.out" 2>&1 &
+EXT_PID=$!
+for backend in "${BACKENDS[@]}"; do
+	for model in processes threads; do
+		for fault in server-killed server-stopped sigint sigterm json-full stdout-full stdout-closed; do
+			if applies "$backend" "$model" "$fault"; then
+				run_fault "$backend" "$model" "$fault"
+			else
+				record "$backend" "$model" "$fault" - - "n/a: no server process of its own to hit"
+			fi
+			if [ "$backend" = tcp ] && ! kill -0 "$EXT_PID" 2>/dev/null; then
+				"$SRV" -l 127.0.0.1 --port "$PORT" >>"$TL_TMP/srv.out" 2>&1 &
+				EXT_PID=$!
+				sleep 0.5
+			fi
+		done
+	done
+done
+if [ -n "$TABLE" ]; then
+	{
+		echo "| backend | model | fault | exit | seconds | first message |"
+		echo "|---|---|---|---|---|---|"
+		printf '%s\n' "${ROWS[@]}"
+	} >"$TABLE"
+fi
+tl_done
