@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # backends.sh: side-by-side benchmark of tbench's backends and of dbench 4.0's
-# tbench (issue 3, item 5). See bench/README-backends.md and --help.
+# tbench. See bench/README-backends.md and --help.
 #
 # One interleaved run: for each rep, for each client count, every contender
 # once, in a seeded shuffled order, all inside one private network namespace

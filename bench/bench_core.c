@@ -1,4 +1,4 @@
-/* bench_core: the core's side-by-side benchmarks (issue 2, item 9).
+/* bench_core: the core's side-by-side benchmarks.
  *
  *  throughput  tbench's nop backend against a bare loop doing the same
  *              memcpy()s, and its pipe backend against a bare pipe

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-core.sh: the core's side-by-side benchmarks (issue 2, item 9).
+# run-core.sh: the core's side-by-side benchmarks.
 #
 #   nop  against a bare loop doing the same memcpy()s over the same op array,
 #   pipe against a bare pipe ping-pong of the same sizes, at 1, 2 and 16
@@ -96,7 +96,7 @@ fi
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 {
-	printf '# tbench core benchmarks (issue 2, item 9)\n\n'
+	printf '# tbench core benchmarks\n\n'
 	printf -- '- Machine: %s, %s CPUs, kernel %s, clocksource %s\n' \
 		"$cpu" "$(nproc)" "$(uname -r)" "$clocksource"
 	printf -- '- Date: %s; tree: %s; load average at the end: %s (a shared machine)\n' \
