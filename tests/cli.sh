@@ -96,6 +96,10 @@ output_format() {
 		"$TL_TMP/run.json"
 	expect_exit 0 "--threads" "$TBENCH" -b pipe 3 -t 1 --warmup 0 -q -c "$TINY"  --threads
 	check "threads: 1 procs" grep -q '3 clients  1 procs' "$TL_TMP/out"
+	# The built-in loadfile has tens of thousands of lines: 16 clients for
+	# 1 s replay only its first part, and a warning says so.
+	expect_exit 0 "less than a pass" "$TBENCH" -b pipe 16 -t 1 --warmup 0 -q -c "$SRCDIR/loadfiles/default.txt"
+	check "warns that the figure is a prefix" grep -q '^Warning: in the execute phase a client replayed as few as [0-9]* of the [0-9]* operations' "$TL_TMP/out"
 }
 
 show_execute_time() {
