@@ -108,6 +108,17 @@ static int prepare(struct options *o, struct loadfile *lf, const char **note)
 	return read_loadfile(o, lf, note);
 }
 
+/* --json is created before anything starts: a bad path is bad usage. */
+static int open_json(const struct options *o, struct json_out *json)
+{
+	struct errbuf err;
+
+	if (!o->json_path || report_json_open(json, o->json_path, &err) == 0)
+		return 0;
+	fprintf(stderr, "tbench: %s\n", err.msg);
+	return -1;
+}
+
 /* Results that could not be shown make the run a failure, said in the
  * JSON too. */
 static void check_stdout(struct run_result *res, bool closed, bool json)
@@ -159,9 +170,7 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
-	if (prepare(&o, &lf, &note) < 0 ||
-	    (o.json_path && report_json_open(&json, o.json_path, &err) < 0 &&
-	     fprintf(stderr, "tbench: %s\n", err.msg))) {
+	if (prepare(&o, &lf, &note) < 0 || open_json(&o, &json) < 0) {
 		loadfile_free(&lf);
 		options_free(&o);
 		return EXIT_USAGE;
