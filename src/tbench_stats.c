@@ -478,6 +478,21 @@ static void print_row(FILE *o, char **cells, const char *columns)
 	strlist_free(&cl);
 }
 
+/* The row of the run whose JSON is at path (NULL: none). */
+static void print_run_row(FILE *o, struct row_input *in, const char *path, const char *columns)
+{
+	struct json_node doc;
+	struct errbuf err;
+	if (path && json_read_file(&doc, path, &err) < 0)
+		die(EXIT_USAGE, "%s", err.msg);
+	in->json = path ? &doc : NULL;
+	char **cells = row_make(in);
+	print_row(o, cells, columns);
+	row_free(cells);
+	if (path)
+		json_free(&doc);
+}
+
 static void cmd_row(int argc, char **argv)
 {
 	struct row_input in = { 0 };
@@ -509,21 +524,11 @@ static void cmd_row(int argc, char **argv)
 	if (have_start != have_end)
 		die(EXIT_USAGE, "row: give both --server-cpu-start and --server-cpu-end, or neither");
 	in.server_cpu_measured = have_start;
-	if (header) {
+	in.set = set;
+	if (header)
 		print_row_header(stdout);
-	} else {
-		struct json_node doc;
-		struct errbuf err;
-		if (nfile && json_read_file(&doc, file[0], &err) < 0)
-			die(EXIT_USAGE, "%s", err.msg);
-		in.json = nfile ? &doc : NULL;
-		in.set = set;
-		char **cells = row_make(&in);
-		print_row(stdout, cells, columns);
-		row_free(cells);
-		if (nfile)
-			json_free(&doc);
-	}
+	else
+		print_run_row(stdout, &in, file[0], columns);
 	for (size_t i = 0; i < in.nset; i++)
 		free((char *)set[i].name);
 	free(set);
