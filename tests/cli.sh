@@ -112,15 +112,6 @@ show_execute_time() {
 	check "procs counted" grep -q '4 clients  4 procs' "$TL_TMP/out"
 }
 
-# Waits (a minute at most, for a loaded machine) until FILE has a line with WORD.
-wait_for_line() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		grep -q "$1" "$2" 2>/dev/null && return 0
-		sleep 0.1
-	done
-}
-
 # Ctrl-C: promptly exit 1; in the execute phase the figures so far,
 # labelled partial; in the warm-up, no figure at all.
 interrupt() {
@@ -128,7 +119,7 @@ interrupt() {
 	start=$SECONDS
 	"$TBENCH" -b pipe 2 -t 60 --warmup 0 --json "$TL_TMP/int.json" >"$TL_TMP/int.out" 2>"$TL_TMP/int.err" &
 	local pid=$!
-	wait_for_line execute "$TL_TMP/int.out"
+	tl_wait_for execute "$TL_TMP/int.out" || true
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	check "Ctrl-C exits 1" [ "$rc" -eq 1 ]

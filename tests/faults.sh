@@ -47,16 +47,6 @@ descendants() {
 	done
 }
 
-# Until FILE has an execute line (a minute at most).
-wait_executing() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		grep -q ' execute ' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # The processes that serve the run's clients: tcp's external tbench_srv
 # (all of its processes), or the servers a backend's clients brought.
 server_pids() {
@@ -103,7 +93,7 @@ run_fault() {
 	*)
 		"$TBENCH" "${args[@]}" "${server[@]}" --json "$json" >"$out.out" 2>"$out.err" &
 		local pid=$!
-		wait_executing "$out.out" || true
+		tl_wait_for " execute " "$out.out" || true
 		case "$fault" in
 		sigint) kill -INT "$pid" ;;
 		sigterm) kill -TERM "$pid" ;;

@@ -39,6 +39,17 @@ expect_exit() {
 	fi
 }
 
+# tl_wait_for PATTERN FILE: waits until FILE has a line matching PATTERN,
+# a minute at most (a loaded machine is slow to start a run); 1 if never.
+tl_wait_for() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 tl_done() {
 	echo "$TL_COUNT checks, $TL_FAILED failed"
 	[ "$TL_FAILED" -eq 0 ]
