@@ -2,9 +2,10 @@
  * at SERVER port 7003 (--port). This is what tbench has always measured:
  * the TCP/IP stack and the device under it (loopback, for a local server).
  *
- * With no SERVER the backend starts its own server (src/server.c) on an
- * ephemeral port of 127.0.0.1 for the run and stops it afterwards; --port
- * then picks that server's port. The server follows the clients' model: a
+ * With no SERVER it talks to the server on 127.0.0.1 port 7003 (--port),
+ * as dbench does, when one listens there; else it starts its own server
+ * (src/server.c) for the run, on an ephemeral port of 127.0.0.1, or on
+ * --port's, and stops it afterwards. The server follows the clients' model: a
  * forked process holding the listener, and a process per connection, with
  * client processes; threads of the tbench process with client threads.
  * -T options (default TCP_NODELAY, as dbench) apply to both ends.
@@ -145,28 +146,6 @@ static void tcp_stop(void *run)
 	free(r);
 }
 
-static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf *err)
-{
-	struct tcp_run *r = calloc(1, sizeof(*r));
-	char port[16];
-
-	if (!r)
-		return err_set(err, "tcp: out of memory");
-	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : WIRE_PORT_STRING);
-	int rc = sockopts_parse_tcp(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
-				    &r->opts, err);
-	if (rc == 0 && !cfg->server)
-		rc = start_own_server(r, cfg, port, sizeof(port), err);
-	if (rc == 0)
-		rc = resolve(r, cfg->server ? cfg->server : "127.0.0.1", port, err);
-	if (rc < 0) {
-		tcp_stop(r);
-		return -1;
-	}
-	*run = r;
-	return 0;
-}
-
 static int connect_error(const struct tcp_run *r, struct errbuf *err)
 {
 	if (errno == EINPROGRESS || errno == EAGAIN || errno == ETIMEDOUT)
@@ -201,6 +180,48 @@ static int connect_one(const struct tcp_run *r, const struct addrinfo *ai, struc
 		return -1;
 	}
 	return fd;
+}
+
+/* dbench's tbench with no SERVER talks to localhost: where a tbench_srv
+ * listens there, so do we (r->ai is then set); else we bring our own. */
+static bool server_on_localhost(struct tcp_run *r, const char *port)
+{
+	struct errbuf err;
+
+	if (resolve(r, "127.0.0.1", port, &err) < 0)
+		return false;
+	int fd = connect_one(r, r->ai, &err);
+	if (fd >= 0) {
+		close(fd);
+		fprintf(stderr, "tbench: tcp: no SERVER: using the server already listening on %s, "
+			"as dbench does\n", r->addr);
+		return true;
+	}
+	freeaddrinfo(r->ai);
+	r->ai = NULL;
+	return false;
+}
+
+static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf *err)
+{
+	struct tcp_run *r = calloc(1, sizeof(*r));
+	char port[16];
+
+	if (!r)
+		return err_set(err, "tcp: out of memory");
+	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : WIRE_PORT_STRING);
+	int rc = sockopts_parse_tcp(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
+				    &r->opts, err);
+	if (rc == 0 && !cfg->server && !server_on_localhost(r, port))
+		rc = start_own_server(r, cfg, port, sizeof(port), err);
+	if (rc == 0 && !r->ai)
+		rc = resolve(r, cfg->server ? cfg->server : "127.0.0.1", port, err);
+	if (rc < 0) {
+		tcp_stop(r);
+		return -1;
+	}
+	*run = r;
+	return 0;
 }
 
 static int tcp_open(void *run, const struct backend_config *cfg, unsigned client,
