@@ -78,7 +78,7 @@ output_format() {
 	check "Running for line" grep -qF "Running for 2 seconds with load '$TINY' and minimum warmup 2 secs" "$out"
 	check "prepared for launch" grep -Eq '^3 of 3 processes prepared for launch +[0-9]+ sec$' "$out"
 	check "releasing clients" grep -q '^releasing clients$' "$out"
-	check "warmup progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  warmup +1 sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
+	check "warmup progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  warmup +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
 	check "no warmup line once executing" awk '/execute/ { e = 1 } /warmup/ && e { bad = 1 } END { exit bad }' "$out"
 	check "execute progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  execute +1 sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
 	check "cleanup lines down to 0" grep -Eq '^   0  cleanup +[0-9]+ sec$' "$out"
