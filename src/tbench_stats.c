@@ -5,6 +5,7 @@
  * runs.csv), stats_summary.c (points, comparisons, costs) and stats.c. */
 #include "config.h"
 #include "json.h"
+#include "stats_proc.h"
 #include "stats_row.h"
 #include "stats_summary.h"
 #include "table.h"
@@ -69,7 +70,8 @@ static void usage(FILE *f)
 		"           tab-separated.\n"
 		"select     the rows whose columns have the given values, all columns or those\n"
 		"           named; --tsv: tab-separated, no header.\n"
-		"proc-cpu   user,system CPU seconds of a process and its reaped children.\n"
+		"proc-cpu   user,system CPU seconds of a process and every process below it,\n"
+		"           alive or reaped.\n"
 		"\n"
 		"Defaults: --keys " DEFAULT_KEYS ", --metric mb_per_sec,\n"
 		"          --metrics " DEFAULT_METRICS "\n"
@@ -614,29 +616,19 @@ static void cmd_select(int argc, char **argv)
 	free(where);
 }
 
-/* /proc/PID/stat: utime, stime, cutime, cstime are fields 14-17, counted
- * from the process name, which is in parentheses and may hold anything. */
 static void cmd_proc_cpu(int argc, char **argv)
 {
-	char path[64], buf[1024];
-	unsigned long long ticks[4];
-	long hz = sysconf(_SC_CLK_TCK);
+	double cpu[2];
+	struct errbuf err;
+	char *end;
 
-	if (argc != 2 || !*argv[1] || strspn(argv[1], "0123456789") != strlen(argv[1]))
+	errno = 0;
+	long pid = argc == 2 ? strtol(argv[1], &end, 10) : 0;
+	if (argc != 2 || end == argv[1] || *end || pid <= 0 || errno)
 		die(EXIT_USAGE, "proc-cpu: want one PID");
-	snprintf(path, sizeof(path), "/proc/%s/stat", argv[1]);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		die(EXIT_USAGE, "proc-cpu: %s: %s", path, strerror(errno));
-	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	const char *p = strrchr(buf, ')');
-	if (!p || hz <= 0 || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-				    &ticks[0], &ticks[1], &ticks[2], &ticks[3]) != 4)
-		die(EXIT_RUN_FAILED, "proc-cpu: %s: not in the format of Linux's /proc/PID/stat", path);
-	printf("%.6f,%.6f\n", (double)(ticks[0] + ticks[2]) / (double)hz,
-	       (double)(ticks[1] + ticks[3]) / (double)hz);
+	if (proc_tree_cpu((pid_t)pid, cpu, &err) < 0)
+		die(EXIT_USAGE, "proc-cpu: %s", err.msg);
+	printf("%.6f,%.6f\n", cpu[0], cpu[1]);
 }
 
 /* ---- main ------------------------------------------------------------------------ */

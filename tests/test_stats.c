@@ -6,14 +6,19 @@
 #include "config.h"
 #include "json.h"
 #include "stats.h"
+#include "stats_proc.h"
 #include "stats_row.h"
 #include "stats_summary.h"
 #include "table.h"
 #include "testlib.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CHECK_NEAR(a, b, tol) do { \
 	double a_ = (a), b_ = (b); \
@@ -458,6 +463,49 @@ static void comparisons(void)
 	strlist_free(&keys);
 }
 
+/* ---- CPU of a process tree ----------------------------------------------------- */
+
+static double own_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A child that has used 0.2 s of CPU counts while it lives and after it is
+ * reaped (the bounds are CPU time, not wall-clock: a loaded machine only
+ * makes the child take longer). */
+static void process_tree(void)
+{
+	double before[2], during[2], after[2];
+	struct errbuf err;
+	int ready[2];
+	char c;
+
+	CHECK(proc_tree_cpu(getpid(), before, &err) == 0);
+	CHECK(pipe(ready) == 0);
+	pid_t child = fork();
+	if (child == 0) {
+		volatile unsigned long spin = 0;
+		while (own_cpu_s() < 0.2)
+			spin++;
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0 && read(ready[0], &c, 1) == 1);
+	CHECK(proc_tree_cpu(getpid(), during, &err) == 0);
+	CHECK(during[0] + during[1] - before[0] - before[1] >= 0.15);   /* a tick or so short at most */
+	kill(child, SIGKILL);
+	CHECK(waitpid(child, NULL, 0) == child);
+	CHECK(proc_tree_cpu(getpid(), after, &err) == 0);
+	CHECK(after[0] + after[1] >= during[0] + during[1]);            /* reaped: still counted */
+	close(ready[0]);
+	close(ready[1]);
+	CHECK(proc_tree_cpu(child, after, &err) < 0 && strstr(err.msg, "no process"));
+}
+
 int main(void)
 {
 	moments();
@@ -471,5 +519,6 @@ int main(void)
 	rows();
 	summaries();
 	comparisons();
+	process_tree();
 	return test_done("test_stats");
 }
