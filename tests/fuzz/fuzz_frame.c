@@ -65,22 +65,32 @@ static int model_input(const uint8_t *data, size_t size, struct model *m)
 /* The peer: its bytes out, the server's replies in, checked as they come. */
 struct peer {
 	int wfd, rfd;
-	int wfd_is_socket;          /* shut its sending side, else close it */
+	int is_socket;              /* shut its sending side, else close it */
 	const uint8_t *data;
-	size_t size;
+	size_t size, sent;
 	const struct model *m;
 	size_t reply, at;           /* the reply being read, and how far into it */
 };
 
 static void take_reply_bytes(struct peer *p, const uint8_t *buf, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	while (n > 0) {
 		FUZZ_CHECK(p->reply < p->m->n);   /* no reply the protocol does not owe */
 		uint32_t want = p->m->replies[p->reply];
-		uint8_t hdr[4];
-		put_be32(hdr, want);
-		FUZZ_CHECK(buf[i] == (p->at < 4 ? hdr[p->at] : 0));
-		if (++p->at == 4 + (size_t)want) {
+		size_t take = 1;
+		if (p->at < 4) {
+			uint8_t hdr[4];
+			put_be32(hdr, want);
+			FUZZ_CHECK(buf[0] == hdr[p->at]);
+		} else {   /* the body: zeros */
+			take = 4 + (size_t)want - p->at;
+			take = take < n ? take : n;
+			FUZZ_CHECK(buf[0] == 0 && memcmp(buf, buf + 1, take - 1) == 0);
+		}
+		buf += take;
+		n -= take;
+		p->at += take;
+		if (p->at == 4 + (size_t)want) {
 			p->reply++;
 			p->at = 0;
 		}
@@ -89,21 +99,36 @@ static void take_reply_bytes(struct peer *p, const uint8_t *buf, size_t n)
 
 static void end_sending(struct peer *p)
 {
-	if (p->wfd_is_socket)
+	if (p->is_socket)
 		FUZZ_CHECK(shutdown(p->wfd, SHUT_WR) == 0 || errno == ENOTCONN);
 	else
 		close(p->wfd);
 	p->wfd = -1;
 }
 
+/* As much as the peer's fd takes now (its fds never block); at the end, or
+ * when the server has stopped reading (EPIPE, ECONNRESET), it ends sending. */
+static void send_some(struct peer *p)
+{
+	while (p->sent < p->size) {
+		ssize_t w = p->is_socket
+			? send(p->wfd, p->data + p->sent, p->size - p->sent, MSG_NOSIGNAL | MSG_DONTWAIT)
+			: write(p->wfd, p->data + p->sent, p->size - p->sent);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (w < 0)
+			break;
+		p->sent += (size_t)w;
+	}
+	end_sending(p);
+}
+
+/* Sends the rest and reads replies until the server's side is closed. */
 static void *peer_main(void *arg)
 {
 	struct peer *p = arg;
-	size_t sent = 0;
 	static uint8_t buf[WIRE_LIMIT];   /* one peer at a time */
 
-	if (p->size == 0)
-		end_sending(p);
 	for (;;) {
 		struct pollfd fds[2] = {
 			{ .fd = p->rfd, .events = POLLIN },
@@ -113,16 +138,8 @@ static void *peer_main(void *arg)
 		if (n < 0 && errno == EINTR)
 			continue;
 		FUZZ_CHECK(n > 0);
-		if (fds[1].revents & (POLLOUT | POLLERR | POLLHUP)) {
-			ssize_t w = p->wfd_is_socket
-				? send(p->wfd, p->data + sent, p->size - sent, MSG_NOSIGNAL | MSG_DONTWAIT)
-				: write(p->wfd, p->data + sent, p->size - sent);
-			if (w > 0)
-				sent += (size_t)w;
-			/* EPIPE, ECONNRESET: the server has stopped reading. */
-			if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == p->size)
-				end_sending(p);
-		}
+		if (fds[1].revents)
+			send_some(p);
 		if (fds[0].revents) {
 			ssize_t r = read(p->rfd, buf, sizeof(buf));
 			if (r > 0)
@@ -138,56 +155,99 @@ static void *peer_main(void *arg)
 	return NULL;
 }
 
-static void check_outcome(int rc, const struct errbuf *err, const struct peer *p)
+/* Whether the whole conversation fits in the kernel's buffers, so the peer
+ * can send everything first and read the replies after the server is done:
+ * no thread, no context switch per frame, which on a loaded machine is
+ * what a fuzzer's speed depends on. The rest take the peer thread. */
+static int fits_unthreaded(struct peer *p, size_t room, size_t per_reply)
+{
+	size_t need = 0;
+
+	for (size_t i = 0; i < p->m->n; i++)
+		need += 4 + (size_t)p->m->replies[i] + per_reply;
+	if (need > room)
+		return 0;
+	send_some(p);
+	return p->wfd < 0;
+}
+
+typedef int serve_fn(int rfd, int wfd, struct errbuf *err);
+
+/* The server on (rfd, wfd) against the peer; closes the server's fds. */
+static void converse(struct peer *p, serve_fn *serve, int rfd, int wfd, size_t room,
+		     size_t per_reply)
 {
 	const struct model *m = p->m;
+	struct errbuf err = { "" };
+	pthread_t thread;
+	int alone = fits_unthreaded(p, room, per_reply);
 
+	if (!alone)
+		FUZZ_CHECK(pthread_create(&thread, NULL, peer_main, p) == 0);
+	int rc = serve(rfd, wfd, &err);
+	close(rfd);   /* the peer reads what is left, then the end */
+	if (wfd != rfd)
+		close(wfd);
+	if (alone)
+		peer_main(p);
+	else
+		FUZZ_CHECK(pthread_join(thread, NULL) == 0);
 	FUZZ_CHECK(rc == (m->clean ? 0 : -1));
 	FUZZ_CHECK(p->reply == m->n && p->at == 0);   /* every reply owed, whole */
 	if (rc < 0)
-		FUZZ_CHECK(err->msg[0] && memchr(err->msg, 0, sizeof(err->msg)));
+		FUZZ_CHECK(err.msg[0] && memchr(err.msg, 0, sizeof(err.msg)));
+}
+
+static int serve_socket_timeout(int rfd, int wfd, struct errbuf *err)
+{
+	(void)wfd;
+	return wire_serve_socket(rfd, TIMEOUT_SECS, err);
+}
+
+static int serve_pipe(int rfd, int wfd, struct errbuf *err)
+{
+	return wire_serve_pipe(rfd, wfd, err);
 }
 
 /* The server's end as server.c prepares an accepted socket. */
 static void serve_socket(const uint8_t *data, size_t size, const struct model *m)
 {
 	struct timeval t = { .tv_sec = TIMEOUT_SECS };
-	struct errbuf err = { "" };
-	pthread_t thread;
-	int sv[2];
+	int sv[2], bufsize = 1 << 22;
+	socklen_t len = sizeof(bufsize);
 
 	FUZZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
 	FUZZ_CHECK(setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &t, sizeof(t)) == 0);
 	FUZZ_CHECK(setsockopt(sv[0], SOL_SOCKET, SO_SNDTIMEO, &t, sizeof(t)) == 0);
-	struct peer p = { .wfd = sv[1], .rfd = sv[1], .wfd_is_socket = 1,
+	/* Room for replies; the kernel caps it at net.core.wmem_max. Each
+	 * reply costs its bytes, a page of rounding and the buffer's overhead. */
+	FUZZ_CHECK(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize)) == 0);
+	FUZZ_CHECK(setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize)) == 0);
+	FUZZ_CHECK(getsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &bufsize, &len) == 0);
+	struct peer p = { .wfd = sv[1], .rfd = sv[1], .is_socket = 1,
 			  .data = data, .size = size, .m = m };
-	FUZZ_CHECK(pthread_create(&thread, NULL, peer_main, &p) == 0);
-	int rc = wire_serve_socket(sv[0], TIMEOUT_SECS, &err);
-	close(sv[0]);   /* the peer reads what is left, then the end */
-	FUZZ_CHECK(pthread_join(thread, NULL) == 0);
+	converse(&p, serve_socket_timeout, sv[0], sv[0], (size_t)bufsize / 2, 4096 + 1024);
 	close(sv[1]);
-	check_outcome(rc, &err, &p);
 }
 
 static void serve_pipes(const uint8_t *data, size_t size, const struct model *m)
 {
-	struct errbuf err = { "" };
-	pthread_t thread;
 	int to_server[2], from_server[2];
 
 	FUZZ_CHECK(pipe(to_server) == 0 && pipe(from_server) == 0);
 	/* The peer's ends: a write to a full pipe must not block its reading. */
 	FUZZ_CHECK(fcntl(to_server[1], F_SETFL, O_NONBLOCK) == 0);
 	FUZZ_CHECK(fcntl(from_server[0], F_SETFL, O_NONBLOCK) == 0);
+	/* Room for replies: the pipe's buffer, which may not grow. Writes
+	 * share pages, so each wastes at most part of one. */
+	for (int i = 0; i < 2; i++)
+		fcntl(i ? to_server[1] : from_server[1], F_SETPIPE_SZ, 1 << 20);
+	int room = fcntl(from_server[1], F_GETPIPE_SZ);
+	FUZZ_CHECK(room > 0);
 	struct peer p = { .wfd = to_server[1], .rfd = from_server[0],
 			  .data = data, .size = size, .m = m };
-	FUZZ_CHECK(pthread_create(&thread, NULL, peer_main, &p) == 0);
-	int rc = wire_serve_pipe(to_server[0], from_server[1], &err);
-	close(to_server[0]);
-	close(from_server[1]);
-	FUZZ_CHECK(pthread_join(thread, NULL) == 0);
+	converse(&p, serve_pipe, to_server[0], from_server[1], (size_t)room / 2, 4096);
 	close(from_server[0]);
-	check_outcome(rc, &err, &p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

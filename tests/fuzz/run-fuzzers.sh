@@ -6,7 +6,8 @@
 # check` replays it from then on (so it fails until the bug is fixed).
 #
 #   run-fuzzers.sh SRCDIR BUILDDIR [TARGET...]     (targets: loadfile frame)
-#   environment: FUZZ_CC (clang), FUZZ_SECONDS (60), FUZZ_FLAGS (more libFuzzer flags)
+#   environment: FUZZ_CC (clang), FUZZ_SECONDS (60), FUZZ_TIMEOUT (60 s for
+#   one input to count as a hang), FUZZ_FLAGS (more libFuzzer flags)
 # Exit 0: nothing found; 1: a target crashed (its input is saved); 2: no
 # clang with libFuzzer, or bad usage.
 set -euo pipefail
@@ -23,10 +24,13 @@ targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || targets=(loadfile frame)
 cc="${FUZZ_CC:-clang}"
 seconds="${FUZZ_SECONDS:-60}"
+timeout="${FUZZ_TIMEOUT:-60}"
 read -r -a extra_flags <<< "${FUZZ_FLAGS:-}"
-case "$seconds" in
-''|*[!0-9]*) echo "run-fuzzers: FUZZ_SECONDS=$seconds is not a whole number of seconds" >&2; exit 2 ;;
-esac
+for value in "FUZZ_SECONDS=$seconds" "FUZZ_TIMEOUT=$timeout"; do
+	case "${value#*=}" in
+	''|*[!0-9]*) echo "run-fuzzers: $value is not a whole number of seconds" >&2; exit 2 ;;
+	esac
+done
 [ -f "$builddir/config.h" ] || { echo "run-fuzzers: no config.h in $builddir: run configure first" >&2; exit 2; }
 
 out="$builddir/tests/fuzz"
@@ -85,8 +89,9 @@ run() {  # run TARGET: fuzz it for $seconds; a crash adds it to found
 	mkdir -p "$work" "$saved"
 	echo "run-fuzzers: fuzzing $target for $seconds s (log: $log)"
 	# In-process, one worker: the machine may be shared. -timeout: an input
-	# that takes 10 s is a hang, and saved as one.
-	if "$out/fuzz-$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+	# that takes that long is a hang, saved as one; generous, because on a
+	# loaded machine a few seconds without the CPU are no hang.
+	if "$out/fuzz-$target" -max_total_time="$seconds" -timeout="$timeout" -print_final_stats=1 \
 		-artifact_prefix="$saved/" "${flags[@]}" "${extra_flags[@]}" \
 		"$work" "$srcdir/tests/fuzz/corpus-$target" > "$log" 2>&1; then
 		grep -E '^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units|^Done ' "$log" | sed "s/^/  $target: /" || true
