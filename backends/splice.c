@@ -434,6 +434,7 @@ static void splice_close(void *conn)
 const struct backend backend_splice = {
 	.name = "splice",
 	.summary = "loopback TCP per client, bodies moved with splice/vmsplice: no user-space copies",
+	.flags = BACKEND_TCP,
 	.open = splice_open,
 	.exchange = splice_exchange,
 	.close = splice_close,

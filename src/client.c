@@ -123,8 +123,9 @@ static int replay(struct client *c)
 			uint64_t t_start = before_op(c, &rate, op, t_pass, t_prev);
 			atomic_store_explicit(&slot->lines, lines + op->line, memory_order_relaxed);
 			atomic_store_explicit(&slot->op_start_ns, t_start, memory_order_relaxed);
+			uint32_t send = op_send_bytes(op, name_extra);
 			if (op->exchanges) {
-				if (exchange(c->conn, op_send_bytes(op, name_extra), op->recv, &err) < 0)
+				if (exchange(c->conn, send, op->recv, &err) < 0)
 					return client_fail(c, op, &err);
 			} else if (op->sleep_us) {
 				sleep_ns(op->sleep_us * 1000ull);
@@ -137,11 +138,12 @@ static int replay(struct client *c)
 				if (now_phase == PHASE_DONE)
 					return 0;   /* finished after the end: not counted */
 				memset(st->op, 0, sizeof(st->op));
-				st->bytes = 0;
+				st->bytes = st->wire_bytes = 0;
 				phase = now_phase;
 			}
 			hist_record(&st->op[op->type], lat);
 			st->bytes += op->payload;
+			st->wire_bytes += op->exchanges ? send + op->recv : 0;
 			st->bytes_all += op->payload;
 			st->ops_all++;
 			atomic_store_explicit(&slot->bytes, st->bytes, memory_order_relaxed);
@@ -173,6 +175,7 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 	struct errbuf err;
 	int rc = -1;
 
+	atomic_store(&c.slot->tid, (int)syscall(SYS_gettid));
 	/* The set-up is in flight for the driver's watchdog until the client is ready. */
 	atomic_store(&c.slot->op_start_ns, now_ns());
 	if (be->open(backend_run, &cfg->bcfg, id, &c.conn, &err) < 0)

@@ -43,6 +43,8 @@ struct driver {
 	unsigned started;               /* clients (threads) or processes started */
 	uint64_t t0, exec_start, exec_end, worst_ns;
 	int phase;
+	struct cost cost;               /* --cost: counters, and the samples of the execute phase */
+	pid_t *tids;                    /* --cost: the clients' tasks */
 };
 
 static void set_error(struct driver *d, const char *msg)
@@ -334,12 +336,24 @@ static bool warmup_over(const struct driver *d, uint64_t now)
 	return true;
 }
 
+/* --cost: what every task of the run had used so far. */
+static void sample_cost(struct driver *d, struct cost_sample *s)
+{
+	for (unsigned i = 0; i < d->nclients; i++)
+		d->tids[i] = atomic_load(&d->sh->slot[i].tid);
+	cost_sample(&d->cost, s, d->tids, d->nclients);
+}
+
 static void set_phase(struct driver *d, int phase, uint64_t now)
 {
 	d->phase = phase;
 	if (phase == PHASE_EXECUTE)
 		d->exec_start = now;
 	phase_set(d->sh, phase);
+	if (phase == PHASE_EXECUTE && d->cfg->cost) {
+		sample_cost(d, &d->cost.start);
+		d->cost.started = true;
+	}
 }
 
 /* Run-once: the run ends when the last client finished its pass. */
@@ -483,6 +497,7 @@ static int collect(struct driver *d, struct run_result *res)
 		res->clients[i] = *st;
 		res->bytes += st->bytes;
 		res->bytes_all += st->bytes_all;
+		res->wire_bytes += st->wire_bytes;
 		res->cpu_clients_user += st->cpu_user;
 		res->cpu_clients_sys += st->cpu_sys;
 		for (int op = 0; op < OP_COUNT; op++) {
@@ -492,6 +507,7 @@ static int collect(struct driver *d, struct run_result *res)
 		}
 	}
 	res->ops = res->all.count;
+	res->cost = d->cost;
 	res->max_latency_ns = d->worst_ns > res->all.max_ns ? d->worst_ns : res->all.max_ns;
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_SELF);
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_CHILDREN);
@@ -539,8 +555,13 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 		d->pids = calloc(run_procs(cfg), sizeof(*d->pids));
 	else
 		d->threads = calloc(d->nclients, sizeof(*d->threads));
+	if (cfg->cost && !(d->tids = calloc(d->nclients, sizeof(*d->tids))))
+		return err_set(err, "out of memory for %u clients", d->nclients);
 	if (!d->args || !(d->pids || d->threads))
 		return err_set(err, "out of memory for %u clients", d->nclients);
+	/* Before any task starts: the counters follow those created after. */
+	if (cfg->cost)
+		cost_open(&d->cost, "lo");
 	if (cfg->backend->start && cfg->backend->start(&cfg->bcfg, &d->backend_run, err) < 0)
 		return -1;
 	return 0;
@@ -558,9 +579,12 @@ static void driver_free(struct driver *d, bool clients_stuck)
 		munmap(d->sh, d->sh_size);
 	if (d->passes && !in_use)
 		munmap(d->passes, d->passes_size);
+	if (d->cfg->cost)
+		cost_close(&d->cost);
 	free(d->threads);
 	free(d->pids);
 	free(d->args);
+	free(d->tids);
 }
 
 enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
@@ -580,6 +604,10 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 		set_error(&d, err.msg);
 	else if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
+	if (d.cost.started) {
+		sample_cost(&d, &d.cost.end);
+		d.cost.ended = true;
+	}
 
 	bool stuck = reap_all(&d, stop_clients(&d) > 0);
 	if (atomic_load(&d.sh->failed))

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "cost.h"
 #include "histogram.h"
 #include "loadfile.h"
 
@@ -24,6 +25,7 @@ struct run_config {
 	bool run_once;           /* one pass of the loadfile per client */
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
 	bool quiet;              /* no progress lines */
+	bool cost;               /* sample what the execute phase cost (--cost, --json) */
 };
 
 /* Processes that run clients: the figure dbench prints as "procs". */
@@ -40,6 +42,7 @@ struct client_stats {
 	uint64_t bytes_all;      /* counted payload, every phase */
 	uint64_t ops_all;        /* operations done, every phase */
 	uint64_t passes;         /* whole passes of the loadfile */
+	uint64_t wire_bytes;     /* bytes sent and received, execute phase */
 	double cpu_user, cpu_sys;  /* the client's own CPU seconds */
 	struct histogram op[OP_COUNT];
 };
@@ -60,6 +63,8 @@ struct run_result {
 	uint64_t bytes, bytes_all, ops;
 	double cpu_user, cpu_sys;          /* whole run: every thread and child */
 	double cpu_clients_user, cpu_clients_sys;
+	uint64_t wire_bytes;               /* execute phase, every client */
+	struct cost cost;                  /* with cfg->cost: the execute phase's start and end */
 };
 
 enum run_status driver_run(const struct run_config *cfg, struct run_result *res);

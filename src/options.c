@@ -74,7 +74,7 @@ static void note_fs_only(const char *name)
 struct raw {
 	double timelimit, warmup;
 	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
-	int per_client, sync_open, sync_dirs, unused;
+	int per_client, sync_open, sync_dirs, unused, cost;
 	long per_process, trunc_io;
 	char *server_opt;
 };
@@ -107,6 +107,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "refuse loadfile lines dbench would skip or guess at", NULL },
 		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0,
 		  "tcp: copy reply bodies to user space (default: the kernel drops them, as dbench)", NULL },
+		{ "cost", 0, POPT_ARG_NONE, &w->cost, 0,
+		  "after the Throughput line, what an operation cost: CPU, switches, perf and "
+		  "network counters", NULL },
 		{ "quiet", 'q', POPT_ARG_NONE, &w->quiet, 0, "no progress lines", NULL },
 		{ "json", 0, POPT_ARG_STRING, &o->json_path, 0,
 		  "also write every figure of the run to FILE as JSON", "FILE" },
@@ -237,6 +240,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->bcfg.copy_replies = w->copy_replies;
 	r->show_execute_time = w->show_exec;
 	r->quiet = w->quiet;
+	o->cost = w->cost;
+	r->cost = w->cost || o->json_path;
 	o->strict = w->strict;
 	o->report.sync_open = w->sync_open;
 	o->report.sync_dirs = w->sync_dirs;

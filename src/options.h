@@ -15,6 +15,7 @@ struct options {
 	const char *directory;       /* -D */
 	const char *json_path;
 	bool strict;                 /* --strict: the loadfile as dbench's without leniency */
+	bool cost;                   /* --cost: print what an operation cost */
 	bool list_backends;
 };
 

@@ -234,6 +234,134 @@ static void json_result(FILE *f, const struct run_result *res)
 		res->bytes_all ? cpu * 1e6 / (res->bytes_all / 1e6) : 0);
 }
 
+/* --- cost per operation ------------------------------------------------ */
+
+static double per_op(const struct run_result *res, double v)
+{
+	return res->ops ? v / (double)res->ops : 0;
+}
+
+static uint64_t perf_delta(const struct cost *c, int i)
+{
+	return c->end.perf[i] - c->start.perf[i];
+}
+
+static bool net_known(const struct cost *c, int i)
+{
+	return c->start.net_ok[i] && c->end.net_ok[i];
+}
+
+static double net_delta(const struct cost *c, int i)
+{
+	return (double)(c->end.net[i] - c->start.net[i]);
+}
+
+static bool cost_known(const struct run_result *res)
+{
+	return res->cost.started && res->cost.ended && res->ops > 0;
+}
+
+/* A group's CPU (µs) and switches per operation. */
+static void json_tasks(FILE *f, const char *name, const struct run_result *res,
+		       const struct task_times *a, const struct task_times *b)
+{
+	fprintf(f, "      \"%s\": { \"tasks\": %u, \"cpu_user_us\": %.3f, \"cpu_system_us\": %.3f, "
+		"\"voluntary_switches\": %.4f, \"involuntary_switches\": %.4f },\n", name, b->tasks,
+		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
+		per_op(res, (double)(b->vol_cs - a->vol_cs)), per_op(res, (double)(b->invol_cs - a->invol_cs)));
+}
+
+static void json_cost(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	const struct cost *c = &res->cost;
+
+	if (!cost_known(res)) {
+		fprintf(f, "  \"cost\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"cost\": {\n    \"per_operation\": {\n");
+	json_tasks(f, "clients", res, &c->start.clients, &c->end.clients);
+	json_tasks(f, "servers", res, &c->start.servers, &c->end.servers);
+	for (int i = 0; i < PERF_N; i++) {
+		double v = per_op(res, (double)perf_delta(c, i) / (i == PERF_TASK_CLOCK ? 1e3 : 1));
+		if (c->perf_fd[i] >= 0)
+			fprintf(f, "      \"%s\": %.4f,\n", cost_perf_name[i], v);
+		else
+			fprintf(f, "      \"%s\": null,\n", cost_perf_name[i]);
+	}
+	for (int i = 0; i < NET_N; i++) {
+		if (net_known(c, i))
+			fprintf(f, "      \"%s\": %.4f,\n", cost_net_name[i], per_op(res, net_delta(c, i)));
+		else
+			fprintf(f, "      \"%s\": null,\n", cost_net_name[i]);
+	}
+	double segs = net_known(c, NET_SEGS_OUT) ? net_delta(c, NET_SEGS_OUT) : 0;
+	if (segs > 0 && (cfg->backend->flags & BACKEND_TCP))
+		fprintf(f, "      \"payload_bytes_per_segment\": %.1f\n    },\n", res->wire_bytes / segs);
+	else
+		fprintf(f, "      \"payload_bytes_per_segment\": null\n    },\n");
+	fprintf(f, "    \"operations\": %llu,\n    \"device\": ", (unsigned long long)res->ops);
+	json_str(f, c->dev);
+	fprintf(f, ",\n    \"not_available\": {");
+	for (int i = 0, first = 1; i < PERF_N; i++) {
+		if (!c->perf_why[i][0])
+			continue;
+		fprintf(f, "%s \"%s\": ", first ? "" : ",", cost_perf_name[i]);
+		json_str(f, c->perf_why[i]);
+		first = 0;
+	}
+	fprintf(f, " }\n  },\n");
+}
+
+/* --cost: one short block after the Throughput line. */
+void report_cost(FILE *f, const struct run_config *cfg, const struct run_result *res, bool private_netns)
+{
+	const struct cost *c = &res->cost;
+	const struct task_times *a, *b;
+
+	if (!cost_known(res)) {
+		fprintf(f, "Cost per operation: nothing measured\n");
+		return;
+	}
+	fprintf(f, "\nCost per operation (%llu operations of the execute phase):\n",
+		(unsigned long long)res->ops);
+	a = &c->start.clients, b = &c->end.clients;
+	fprintf(f, "  clients  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
+		per_op(res, (b->user_s - a->user_s + b->sys_s - a->sys_s) * 1e6),
+		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
+		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),
+		per_op(res, (double)(b->invol_cs - a->invol_cs)));
+	a = &c->start.servers, b = &c->end.servers;
+	fprintf(f, "  servers  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
+		per_op(res, (b->user_s - a->user_s + b->sys_s - a->sys_s) * 1e6),
+		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
+		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),
+		per_op(res, (double)(b->invol_cs - a->invol_cs)));
+	fprintf(f, "  perf    ");
+	for (int i = 0; i < PERF_N; i++) {
+		if (c->perf_fd[i] >= 0)
+			fprintf(f, " %s %.3f", cost_perf_name[i],
+				per_op(res, (double)perf_delta(c, i) / (i == PERF_TASK_CLOCK ? 1e3 : 1)));
+		else
+			fprintf(f, " %s n/a", cost_perf_name[i]);
+	}
+	fprintf(f, "\n");
+	double segs = net_known(c, NET_SEGS_OUT) ? net_delta(c, NET_SEGS_OUT) : 0;
+	if (!(cfg->backend->flags & BACKEND_TCP))
+		fprintf(f, "  network  none: backend %s sends no TCP segments\n", cfg->backend->name);
+	else
+		fprintf(f, "  network  segments out %.3f in %.3f  payload bytes/segment %.0f  retransmits %.4f  "
+		"delayed ACKs %.4f  %s packets %.3f%s\n",
+		per_op(res, segs), per_op(res, net_delta(c, NET_SEGS_IN)), segs > 0 ? res->wire_bytes / segs : 0,
+		per_op(res, net_delta(c, NET_RETRANS)), per_op(res, net_delta(c, NET_DELAYED_ACKS)), c->dev,
+		per_op(res, net_delta(c, NET_DEV_TX_PACKETS)),
+		private_netns ? "" : "  (shared namespace: other traffic counts too; --netns for a private one)");
+	for (int i = 0; i < PERF_N; i++)
+		if (c->perf_fd[i] < 0 && c->perf_why[i][0])
+			fprintf(f, "  %s: %s\n", cost_perf_name[i], c->perf_why[i]);
+	flush(f);
+}
+
 static void json_body(FILE *f, const struct run_config *cfg, const struct run_result *res,
 		      int argc, const char *const *argv)
 {
@@ -242,6 +370,7 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct run_re
 	fprintf(f, ",\n");
 	json_settings(f, cfg, argc, argv);
 	json_result(f, res);
+	json_cost(f, cfg, res);
 	fprintf(f, "  \"operations\": [");
 	for (int i = 0, first = 1; i < OP_COUNT; i++) {
 		if (res->op[i].count == 0 || i == OP_SLEEP)

@@ -23,6 +23,9 @@ void report_cleanup(FILE *f, unsigned nclients, double secs);
 void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		    const struct run_result *res);
 
+/* --cost: CPU, switches, perf counters and network counters per operation. */
+void report_cost(FILE *f, const struct run_config *cfg, const struct run_result *res, bool private_netns);
+
 /* 0, or the errno of the first failed write to f (stdout) by any report. */
 int report_write_error(FILE *f);
 

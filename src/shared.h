@@ -25,6 +25,7 @@ struct slot {
 	_Atomic uint64_t interval_max_ns;      /* worst latency since the driver last looked */
 	_Atomic uint64_t finished_ns;
 	_Atomic int state;
+	_Atomic int tid;                       /* the task running the client, for --cost */
 	struct client_stats stats;             /* the client's; read once it has stopped */
 };
 

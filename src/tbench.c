@@ -182,6 +182,8 @@ int main(int argc, char **argv)
 	 * failed or was interrupted says partial on it. */
 	if (res.executed)
 		report_summary(stdout, &o.run, &o.report, &res);
+	if (res.executed && o.cost)
+		report_cost(stdout, &o.run, &res, false);
 	check_stdout(&res, stdout_closed, o.json_path != NULL);
 	if (o.json_path && report_json_write(&json, &o.run, &res, argc,
 					     (const char *const *)argv, &err) < 0) {

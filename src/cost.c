@@ -1,0 +1,304 @@
+#include "config.h"
+#include "cost.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+const char *const cost_perf_name[PERF_N] = {
+	"task_clock_us", "context_switches", "cpu_migrations", "cycles", "instructions", "syscalls",
+};
+const char *const cost_net_name[NET_N] = {
+	"segments_out", "segments_in", "retransmits", "delayed_acks",
+	"dev_tx_packets", "dev_tx_bytes", "dev_rx_packets", "dev_rx_bytes",
+};
+
+/* --- perf_event_open --------------------------------------------------- */
+
+static long tracepoint_id(const char *event)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[160];
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], event);
+		FILE *f = fopen(path, "r");
+		long id = -1;
+		if (!f)
+			continue;
+		if (fscanf(f, "%ld", &id) != 1)
+			id = -1;
+		fclose(f);
+		if (id >= 0)
+			return id;
+	}
+	return -1;
+}
+
+/* Where tracefs is not mounted, root mounts it in a mount namespace of
+ * tbench's own: the host's mounts stay as they are. Runs before tbench
+ * starts any thread. */
+static int mount_tracefs_privately(void)
+{
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0)
+		return -1;
+	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -1;
+	return mount("tracefs", "/sys/kernel/tracing", "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+static void open_counter(struct cost *c, enum cost_perf which, uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a = {
+		.type = type, .size = sizeof(a), .config = config,
+		.inherit = 1, .exclude_hv = 1,
+	};
+
+	c->perf_fd[which] = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (c->perf_fd[which] < 0 && errno == EACCES) {
+		a.exclude_kernel = 1;   /* perf_event_paranoid: user space only, said in the reason */
+		c->perf_fd[which] = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (c->perf_fd[which] >= 0 && which != PERF_TASK_CLOCK)
+			snprintf(c->perf_why[which], sizeof(c->perf_why[which]),
+				 "user space only (kernel.perf_event_paranoid)");
+	}
+	if (c->perf_fd[which] >= 0)
+		return;
+	if (type == PERF_TYPE_HARDWARE && (errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV))
+		snprintf(c->perf_why[which], sizeof(c->perf_why[which]),
+			 "not available on this machine (no hardware PMU)");
+	else
+		snprintf(c->perf_why[which], sizeof(c->perf_why[which]), "perf_event_open: %s%s",
+			 strerror(errno), errno == EACCES || errno == EPERM ?
+			 " (kernel.perf_event_paranoid, or run as root)" : "");
+}
+
+void cost_open(struct cost *c, const char *dev)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->dev, sizeof(c->dev), "%s", dev ? dev : "lo");
+	open_counter(c, PERF_TASK_CLOCK, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	open_counter(c, PERF_CONTEXT_SWITCHES, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	open_counter(c, PERF_CPU_MIGRATIONS, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS);
+	open_counter(c, PERF_CYCLES, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	open_counter(c, PERF_INSTRUCTIONS, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	long id = tracepoint_id("raw_syscalls/sys_enter");
+	if (id < 0 && mount_tracefs_privately() == 0)
+		id = tracepoint_id("raw_syscalls/sys_enter");
+	if (id >= 0) {
+		open_counter(c, PERF_SYSCALLS, PERF_TYPE_TRACEPOINT, (uint64_t)id);
+	} else {
+		c->perf_fd[PERF_SYSCALLS] = -1;
+		snprintf(c->perf_why[PERF_SYSCALLS], sizeof(c->perf_why[PERF_SYSCALLS]),
+			 "raw_syscalls:sys_enter not readable (tracefs not mounted, or not root)");
+	}
+}
+
+void cost_close(struct cost *c)
+{
+	for (int i = 0; i < PERF_N; i++)
+		if (c->perf_fd[i] >= 0)
+			close(c->perf_fd[i]);
+	memset(c->perf_fd, -1, sizeof(c->perf_fd));
+}
+
+/* An inherited counter reads as the sum over every task it follows. */
+static void read_perf(const struct cost *c, struct cost_sample *s)
+{
+	for (int i = 0; i < PERF_N; i++) {
+		uint64_t v = 0;
+		if (c->perf_fd[i] >= 0 && read(c->perf_fd[i], &v, sizeof(v)) != (ssize_t)sizeof(v))
+			v = 0;
+		s->perf[i] = v;
+	}
+}
+
+/* --- tasks, from /proc --------------------------------------------------- */
+
+/* The parent of a process, from /proc/PID/stat (after the command's ')'). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	int ppid;
+	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : -1;
+}
+
+/* Adds one task's CPU time and switches to a group. */
+static void add_task(struct task_times *t, pid_t pid, pid_t tid)
+{
+	char path[96], buf[1024];
+	static long ticks;
+
+	if (!ticks)
+		ticks = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;   /* gone already */
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	unsigned long utime, stime;
+	char *p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &utime, &stime) != 2)
+		return;
+	t->user_s += (double)utime / ticks;
+	t->sys_s += (double)stime / ticks;
+	t->tasks++;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	if (!(f = fopen(path, "r")))
+		return;
+	unsigned long long v;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (sscanf(buf, "voluntary_ctxt_switches: %llu", &v) == 1)
+			t->vol_cs += v;
+		else if (sscanf(buf, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
+			t->invol_cs += v;
+	}
+	fclose(f);
+}
+
+static bool is_client(pid_t tid, const pid_t *clients, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (clients[i] == tid)
+			return true;
+	return false;
+}
+
+/* Every task of one process, into clients or servers; the caller's own
+ * thread (the driver) into neither. */
+static void add_process(struct cost_sample *s, pid_t pid, const pid_t *clients, unsigned n)
+{
+	char path[64];
+	pid_t self = (pid_t)syscall(SYS_gettid);
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid != self)
+			add_task(is_client(tid, clients, n) ? &s->clients : &s->servers, pid, tid);
+	}
+	closedir(d);
+}
+
+/* This process and all its descendants, found by their parents in /proc. */
+static void add_tree(struct cost_sample *s, const pid_t *clients, unsigned n)
+{
+	enum { MAX_PROCS = 1 << 16 };
+	pid_t *tree = malloc(MAX_PROCS * sizeof(*tree));
+	unsigned ntree = 0;
+	DIR *d = opendir("/proc");
+
+	if (!tree || !d) {
+		free(tree);
+		if (d)
+			closedir(d);
+		return;
+	}
+	tree[ntree++] = getpid();
+	/* A few sweeps catch grandchildren listed before their parents. */
+	for (int sweep = 0, grew = 1; grew && sweep < 4; sweep++) {
+		grew = 0;
+		rewinddir(d);
+		for (struct dirent *e; (e = readdir(d)) && ntree < MAX_PROCS;) {
+			if (!isdigit((unsigned char)e->d_name[0]))
+				continue;
+			pid_t pid = (pid_t)atoi(e->d_name), ppid = parent_of(pid);
+			if (ppid <= 0 || is_client(pid, tree, ntree) || !is_client(ppid, tree, ntree))
+				continue;
+			tree[ntree++] = pid;
+			grew = 1;
+		}
+	}
+	closedir(d);
+	for (unsigned i = 0; i < ntree; i++)
+		add_process(s, tree[i], clients, n);
+	free(tree);
+}
+
+/* --- network counters of this namespace ----------------------------------- */
+
+/* "Tcp: ... OutSegs ..." header and value lines: the value named `field`. */
+static bool proc_net_field(const char *file, const char *section, const char *field, uint64_t *out)
+{
+	char head[4096], vals[4096];
+	FILE *f = fopen(file, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	size_t len = strlen(section);
+	while (!found && fgets(head, sizeof(head), f) && fgets(vals, sizeof(vals), f)) {
+		if (strncmp(head, section, len) != 0 || strncmp(vals, section, len) != 0)
+			continue;
+		char *hs, *vs, *h = strtok_r(head + len, " \n", &hs), *v = strtok_r(vals + len, " \n", &vs);
+		for (; h && v; h = strtok_r(NULL, " \n", &hs), v = strtok_r(NULL, " \n", &vs))
+			if (strcmp(h, field) == 0) {
+				*out = strtoull(v, NULL, 10);
+				found = true;
+				break;
+			}
+	}
+	fclose(f);
+	return found;
+}
+
+static bool dev_stat(const char *dev, const char *stat, uint64_t *out)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev, stat);
+	FILE *f = fopen(path, "r");
+	unsigned long long v;
+	bool ok = f && fscanf(f, "%llu", &v) == 1;
+
+	if (f)
+		fclose(f);
+	if (ok)
+		*out = v;
+	return ok;
+}
+
+static void read_net(const struct cost *c, struct cost_sample *s)
+{
+	s->net_ok[NET_SEGS_OUT] = proc_net_field("/proc/net/snmp", "Tcp:", "OutSegs", &s->net[NET_SEGS_OUT]);
+	s->net_ok[NET_SEGS_IN] = proc_net_field("/proc/net/snmp", "Tcp:", "InSegs", &s->net[NET_SEGS_IN]);
+	s->net_ok[NET_RETRANS] = proc_net_field("/proc/net/snmp", "Tcp:", "RetransSegs", &s->net[NET_RETRANS]);
+	s->net_ok[NET_DELAYED_ACKS] = proc_net_field("/proc/net/netstat", "TcpExt:", "DelayedACKs",
+						     &s->net[NET_DELAYED_ACKS]);
+	s->net_ok[NET_DEV_TX_PACKETS] = dev_stat(c->dev, "tx_packets", &s->net[NET_DEV_TX_PACKETS]);
+	s->net_ok[NET_DEV_TX_BYTES] = dev_stat(c->dev, "tx_bytes", &s->net[NET_DEV_TX_BYTES]);
+	s->net_ok[NET_DEV_RX_PACKETS] = dev_stat(c->dev, "rx_packets", &s->net[NET_DEV_RX_PACKETS]);
+	s->net_ok[NET_DEV_RX_BYTES] = dev_stat(c->dev, "rx_bytes", &s->net[NET_DEV_RX_BYTES]);
+}
+
+void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n)
+{
+	memset(s, 0, sizeof(*s));
+	read_perf(c, s);
+	read_net(c, s);
+	add_tree(s, client_tids, n);
+}

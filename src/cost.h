@@ -1,0 +1,58 @@
+/* What a run's operations cost and what the kernel did for them, over the
+ * execute phase: CPU time and context switches of the clients and of the
+ * servers a backend brings (from /proc, for threads and processes alike),
+ * perf_event_open counters of the whole run, and the network namespace's
+ * TCP and device counters. Sampled at the start and the end of the execute
+ * phase only: the hot loop does nothing for it. */
+#ifndef TBENCH_COST_H
+#define TBENCH_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* CPU and switches of a group of tasks. */
+struct task_times {
+	double user_s, sys_s;
+	uint64_t vol_cs, invol_cs;
+	unsigned tasks;
+};
+
+enum cost_perf {
+	PERF_TASK_CLOCK, PERF_CONTEXT_SWITCHES, PERF_CPU_MIGRATIONS,
+	PERF_CYCLES, PERF_INSTRUCTIONS, PERF_SYSCALLS, PERF_N
+};
+
+enum cost_net {
+	NET_SEGS_OUT, NET_SEGS_IN, NET_RETRANS, NET_DELAYED_ACKS,
+	NET_DEV_TX_PACKETS, NET_DEV_TX_BYTES, NET_DEV_RX_PACKETS, NET_DEV_RX_BYTES, NET_N
+};
+
+struct cost_sample {
+	struct task_times clients, servers;
+	uint64_t perf[PERF_N];
+	uint64_t net[NET_N];
+	bool net_ok[NET_N];
+};
+
+/* Open before the run starts any thread or process: the perf counters
+ * count this process and every task it creates afterwards. */
+struct cost {
+	int perf_fd[PERF_N];            /* -1 where not available */
+	char perf_why[PERF_N][96];      /* why not */
+	char dev[16];                   /* the device whose counters are read */
+	struct cost_sample start, end;
+	bool started, ended;
+};
+
+void cost_open(struct cost *c, const char *dev);
+/* `client_tids`: the tasks that run clients; every other task of this
+ * process and its descendants but the calling thread is a server. */
+void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n);
+void cost_close(struct cost *c);
+
+/* Names for reports, in enum order. */
+extern const char *const cost_perf_name[PERF_N];
+extern const char *const cost_net_name[NET_N];
+
+#endif
