@@ -135,10 +135,14 @@ static int replay(struct client *c)
 
 			int now_phase = atomic_load_explicit(&c->sh->phase, memory_order_relaxed);
 			if (now_phase != phase) {
+				/* The warm-up's counts are not the execute phase's, even
+				 * when no operation of the execute phase finished. */
+				if (phase != PHASE_EXECUTE) {
+					memset(st->op, 0, sizeof(st->op));
+					st->bytes = st->wire_bytes = 0;
+				}
 				if (now_phase == PHASE_DONE)
 					return 0;   /* finished after the end: not counted */
-				memset(st->op, 0, sizeof(st->op));
-				st->bytes = st->wire_bytes = 0;
 				phase = now_phase;
 			}
 			hist_record(&st->op[op->type], lat);

@@ -486,6 +486,19 @@ static void add_cpu(double *user, double *sys, int who)
 	}
 }
 
+/* Interrupted before the execute phase: what clients counted was warm-up. */
+static void forget_warmup(struct run_result *res)
+{
+	res->bytes = res->wire_bytes = 0;
+	memset(res->op, 0, sizeof(res->op));
+	memset(&res->all, 0, sizeof(res->all));
+	res->ops = 0;
+	for (unsigned i = 0; i < res->nclients; i++) {
+		res->clients[i].bytes = res->clients[i].wire_bytes = 0;
+		memset(res->clients[i].op, 0, sizeof(res->clients[i].op));
+	}
+}
+
 static int collect(struct driver *d, struct run_result *res)
 {
 	res->nclients = d->nclients;
@@ -508,6 +521,8 @@ static int collect(struct driver *d, struct run_result *res)
 	}
 	res->ops = res->all.count;
 	res->cost = d->cost;
+	if (!d->exec_start)
+		forget_warmup(res);
 	res->max_latency_ns = d->worst_ns > res->all.max_ns ? d->worst_ns : res->all.max_ns;
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_SELF);
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_CHILDREN);
@@ -617,7 +632,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 		res->execute_secs = (d.exec_end - d.exec_start) / 1e9;
 	res->total_secs = d.t0 ? (now_ns() - d.t0) / 1e9 : 0;
 	snprintf(res->error, sizeof(res->error), "%s", d.sh->error);
-	if (cfg->show_execute_time && !cfg->quiet)
+	if (cfg->show_execute_time)
 		print_pass_times(&d);
 	if (collect(&d, res) < 0 && status == RUN_OK) {
 		snprintf(res->error, sizeof(res->error), "out of memory collecting results");

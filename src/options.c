@@ -16,7 +16,7 @@
 #include "wire.h"
 
 enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60 };
-enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY };
+enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO };
 
 const char *options_default_loadfile(bool *dbench)
 {
@@ -142,8 +142,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "one-byte-write-fix", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
 		{ "stat-check", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
 		{ "fake-io", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
-		{ "trunc-io", 0, POPT_ARG_LONG, &w->trunc_io, OPT_FS_ONLY, "dbench's: ignored", "N" },
-		{ "skip-cleanup", 0, POPT_ARG_NONE, &w->unused, 0, "dbench's: tbench has nothing to clean up", NULL },
+		{ "trunc-io", 0, POPT_ARG_LONG, &w->trunc_io, OPT_TRUNC_IO, "dbench's: ignored", "N" },
+		{ "skip-cleanup", 0, POPT_ARG_NONE, &w->unused, OPT_FS_ONLY, "dbench's: ignored", NULL },
 		{ "per-client-results", 0, POPT_ARG_NONE, &w->per_client, 0,
 		  "an operation table for each client too", NULL },
 		POPT_TABLEEND
@@ -168,6 +168,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 			w->warmup_given = 1;
 		if (rc == OPT_FS_ONLY)
 			note_fs_only(poptBadOption(pc, POPT_BADOPTION_NOALIAS));
+		if (rc == OPT_TRUNC_IO)   /* its value, not its name, is the last word popt read */
+			note_fs_only("--trunc-io");
 	}
 	if (rc < -1) {
 		char what[256];

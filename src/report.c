@@ -102,10 +102,11 @@ static void prefix_warning(FILE *f, const struct run_config *cfg, const struct r
 		return;
 	double per_client_rate = (double)sum / res->nclients / res->execute_secs;
 	fprintf(f, "Warning: in the execute phase a client replayed as few as %llu of the %zu "
-		"operations of %s: the figure reflects that part of the loadfile, not its mix. "
-		"One pass would take about %.0f s at this rate (-t).\n",
-		(unsigned long long)least, n_ops, cfg->lf->path,
-		per_client_rate > 0 ? n_ops / per_client_rate : 0);
+		"operations of %s: the figure reflects that part of the loadfile, not its mix.",
+		(unsigned long long)least, n_ops, cfg->lf->path);
+	if (per_client_rate > 0)
+		fprintf(f, " One pass would take about %.0f s at this rate (-t).", n_ops / per_client_rate);
+	fprintf(f, "\n");
 }
 
 static void per_client_results(FILE *f, const struct run_result *res)
