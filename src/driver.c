@@ -20,7 +20,7 @@
 
 #define POLL_NS   100000000ull    /* how often the driver looks */
 #define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
-#define STOP_GRACE_NS 10000000000ull  /* clients stop within it after the end, on a loaded machine too */
+#define STOP_GRACE_NS 30000000000ull  /* clients stop within it after the end, on a loaded machine too */
 
 static volatile sig_atomic_t stop_requested;
 

@@ -119,7 +119,13 @@ run_fault() {
 	[ "$fault" = server-killed ] || [ "$fault" = server-stopped ] &&
 		check "$what: the message names the server or the timeout" \
 			grep -Eq 'server|peer|--timeout|closed|reset|pipe' "$out.err"
-	check "$what: no process of the run left" bash -c "! pgrep -f -- '--timeout [$TIMEOUT] -c' >/dev/null"
+	check "$what: no process of the run left" no_process_left
+}
+
+# No process whose command line names this test's directory (every run's
+# --json does): the runs' clients and servers are all gone.
+no_process_left() {
+	! pgrep -f -- "$TL_TMP/" >/dev/null
 }
 
 applies() {   # applies BACKEND MODEL FAULT: a fault needs a server process to hit

@@ -45,7 +45,7 @@ bg() {
 
 # Ready when port 7003 accepts a connection (no fixed sleep); 1 if PID died.
 wait_port() {
-	local tries=200
+	local tries=1200
 	while [ "$tries" -gt 0 ]; do
 		tries=$((tries - 1))
 		if (exec 3<>/dev/tcp/127.0.0.1/7003) 2>/dev/null; then

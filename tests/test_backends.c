@@ -77,12 +77,16 @@ static void run_timed(const char *name, unsigned n, bool processes)
 	struct run_config cfg = config(backend_find(name), n, processes);
 	struct run_result res;
 
-	cfg.timelimit = 0.5;
-	cfg.warmup = 0.1;
+	cfg.timelimit = 2;
+	cfg.warmup = 0.5;
 	CHECK(driver_run(&cfg, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s timed: %s\n", name, res.error);
-	CHECK(res.execute_secs >= 0.45 && res.execute_secs < 10);  /* ended by the limit, even on a loaded machine */
+	/* Ended by the limit: never before it; the upper bound only catches a
+	 * hang, as a loaded machine can delay the end by seconds. */
+	CHECK(res.execute_secs >= 2 - 1e-9 && res.execute_secs < 60);
+	if (res.execute_secs >= 60)
+		fprintf(stderr, "  %s timed: %.1f s, status %d\n", name, res.execute_secs, res.status);
 	CHECK(res.bytes > 0 && res.bytes <= res.bytes_all);
 	uint64_t sum = 0;
 	for (unsigned i = 0; res.clients && i < n; i++) {
@@ -169,10 +173,10 @@ static void server_hangs_up(const char *name, bool processes)
 
 	inner = backend_find(name);
 	calls = 0;
-	cfg.timelimit = 30;
+	cfg.timelimit = 600;
 	uint64_t t = now_ns();
 	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
-	CHECK((now_ns() - t) / 1e9 < 20);   /* not the 30 s time limit, even on a loaded machine */
+	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s time limit, however loaded the machine */
 	snprintf(peer, sizeof(peer), "%s server ", name);
 	CHECK(strstr(res.error, peer) != NULL);
 	CHECK(strstr(res.error, "client ") != NULL);
