@@ -171,6 +171,15 @@ static void record_cpu(struct client_stats *st, int who)
 	}
 }
 
+/* Run-once with --cost: the client (and its server) stays until the
+ * driver has taken the last sample of the execute phase. */
+static void linger(struct client *c)
+{
+	atomic_store(&c->slot->state, SLOT_FINISHED);
+	for (int phase; (phase = atomic_load(&c->sh->phase)) != PHASE_DONE;)
+		phase_wait_while(c->sh, phase);
+}
+
 int client_main(const struct run_config *cfg, void *backend_run, struct shared *sh,
 		struct pass_time *passes, unsigned id)
 {
@@ -193,6 +202,8 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 		rc = 0;
 	atomic_store(&c.slot->op_start_ns, 0);
 	atomic_store(&c.slot->finished_ns, now_ns());
+	if (rc == 0 && cfg->run_once && cfg->cost)
+		linger(&c);
 	be->close(c.conn);
 	record_cpu(&c.slot->stats, cfg->bcfg.processes && cfg->clients_per_process <= 1 ?
 		   RUSAGE_SELF : RUSAGE_THREAD);

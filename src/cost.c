@@ -64,8 +64,12 @@ static void open_counter(struct cost *c, enum cost_perf which, uint32_t type, ui
 	};
 
 	c->perf_fd[which] = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (c->perf_fd[which] < 0 && errno == EACCES) {
-		a.exclude_kernel = 1;   /* perf_event_paranoid: user space only, said in the reason */
+	/* kernel.perf_event_paranoid may allow user space only: the task clock
+	 * still counts all the time, cycles and instructions count user space
+	 * (said so); the others happen in the kernel and would read 0. */
+	if (c->perf_fd[which] < 0 && errno == EACCES &&
+	    (which == PERF_TASK_CLOCK || type == PERF_TYPE_HARDWARE)) {
+		a.exclude_kernel = 1;
 		c->perf_fd[which] = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (c->perf_fd[which] >= 0 && which != PERF_TASK_CLOCK)
 			snprintf(c->perf_why[which], sizeof(c->perf_why[which]),
@@ -267,19 +271,28 @@ static bool proc_net_field(const char *file, const char *section, const char *fi
 	return found;
 }
 
-static bool dev_stat(const char *dev, const char *stat, uint64_t *out)
+/* The device's counters as this network namespace sees them: from
+ * /proc/self/net/dev, not sysfs, which shows the namespace that mounted it. */
+static bool dev_stats(const char *dev, uint64_t v[4])
 {
-	char path[128];
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev, stat);
-	FILE *f = fopen(path, "r");
-	unsigned long long v;
-	bool ok = f && fscanf(f, "%llu", &v) == 1;
+	char line[512];
+	size_t len = strlen(dev);
+	FILE *f = fopen("/proc/self/net/dev", "r");
+	bool found = false;
 
-	if (f)
-		fclose(f);
-	if (ok)
-		*out = v;
-	return ok;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " ");
+		if (strncmp(p, dev, len) != 0 || p[len] != ':')
+			continue;
+		unsigned long long rb, rp, tb, tp;
+		found = sscanf(p + len + 1, "%llu %llu %*u %*u %*u %*u %*u %*u %llu %llu",
+			       &rb, &rp, &tb, &tp) == 4;
+		v[0] = tp, v[1] = tb, v[2] = rp, v[3] = rb;
+	}
+	fclose(f);
+	return found;
 }
 
 static void read_net(const struct cost *c, struct cost_sample *s)
@@ -289,10 +302,10 @@ static void read_net(const struct cost *c, struct cost_sample *s)
 	s->net_ok[NET_RETRANS] = proc_net_field("/proc/net/snmp", "Tcp:", "RetransSegs", &s->net[NET_RETRANS]);
 	s->net_ok[NET_DELAYED_ACKS] = proc_net_field("/proc/net/netstat", "TcpExt:", "DelayedACKs",
 						     &s->net[NET_DELAYED_ACKS]);
-	s->net_ok[NET_DEV_TX_PACKETS] = dev_stat(c->dev, "tx_packets", &s->net[NET_DEV_TX_PACKETS]);
-	s->net_ok[NET_DEV_TX_BYTES] = dev_stat(c->dev, "tx_bytes", &s->net[NET_DEV_TX_BYTES]);
-	s->net_ok[NET_DEV_RX_PACKETS] = dev_stat(c->dev, "rx_packets", &s->net[NET_DEV_RX_PACKETS]);
-	s->net_ok[NET_DEV_RX_BYTES] = dev_stat(c->dev, "rx_bytes", &s->net[NET_DEV_RX_BYTES]);
+	/* In enum order: tx packets, tx bytes, rx packets, rx bytes. */
+	bool dev = dev_stats(c->dev, &s->net[NET_DEV_TX_PACKETS]);
+	for (int i = NET_DEV_TX_PACKETS; i <= NET_DEV_RX_BYTES; i++)
+		s->net_ok[i] = dev;
 }
 
 void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n)

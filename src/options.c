@@ -74,10 +74,43 @@ static void note_fs_only(const char *name)
 struct raw {
 	double timelimit, warmup;
 	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
-	int per_client, sync_open, sync_dirs, unused, cost;
+	int per_client, sync_open, sync_dirs, unused, cost, netns;
+	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io;
 	char *server_opt;
 };
+
+/* --offload and --tso/--gso/--gro: on or off, and only with --netns:
+ * tbench never changes the host's devices. */
+static const char *parse_offloads(struct raw *w, struct netns_options *n)
+{
+	static const char *const names[] = { "--offload", "--tso", "--gso", "--gro" };
+	enum offload_want want[4];
+	static char msg[96];
+
+	for (int i = 0; i < 4; i++) {
+		want[i] = OFFLOAD_KEEP;
+		if (!w->offload[i])
+			continue;
+		if (!w->netns) {
+			snprintf(msg, sizeof(msg), "%s needs --netns: tbench never changes the host's "
+				 "devices", names[i]);
+			return msg;
+		}
+		if (strcmp(w->offload[i], "on") && strcmp(w->offload[i], "off")) {
+			snprintf(msg, sizeof(msg), "%s takes on or off, not '%.20s'", names[i], w->offload[i]);
+			return msg;
+		}
+		want[i] = strcmp(w->offload[i], "on") == 0 ? OFFLOAD_ON : OFFLOAD_OFF;
+	}
+	*n = (struct netns_options){
+		.enter = w->netns,
+		.tso = want[1] != OFFLOAD_KEEP ? want[1] : want[0],
+		.gso = want[2] != OFFLOAD_KEEP ? want[2] : want[0],
+		.gro = want[3],
+	};
+	return NULL;
+}
 
 /* NCLIENTS and SERVER, the ranges, and the run's settings from them. */
 static int finish(poptContext pc, struct options *o, struct raw *w);
@@ -107,6 +140,13 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "refuse loadfile lines dbench would skip or guess at", NULL },
 		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0,
 		  "tcp: copy reply bodies to user space (default: the kernel drops them, as dbench)", NULL },
+		{ "netns", 0, POPT_ARG_NONE, &w->netns, 0,
+		  "run in a network namespace of its own (and a user namespace when not root)", NULL },
+		{ "offload", 0, POPT_ARG_STRING, &w->offload[0], 0,
+		  "with --netns: TSO and GSO of its loopback on or off", "on|off" },
+		{ "tso", 0, POPT_ARG_STRING, &w->offload[1], 0, "with --netns: TSO on or off", "on|off" },
+		{ "gso", 0, POPT_ARG_STRING, &w->offload[2], 0, "with --netns: GSO on or off", "on|off" },
+		{ "gro", 0, POPT_ARG_STRING, &w->offload[3], 0, "with --netns: GRO on or off", "on|off" },
 		{ "cost", 0, POPT_ARG_NONE, &w->cost, 0,
 		  "after the Throughput line, what an operation cost: CPU, switches, perf and "
 		  "network counters", NULL },
@@ -179,6 +219,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 	}
 	rc = finish(pc, o, w);
 	free(w->server_opt);
+	for (int i = 0; i < 4; i++)
+		free(w->offload[i]);
 	if (rc == 0)
 		poptFreeContext(pc);
 	return rc;
@@ -225,6 +267,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 		return usage_error(pc, "--threads and --processes: choose one");
 	if ((unsigned long)r->bcfg.nclients * (unsigned long)w->per_process > MAX_CLIENTS)
 		return usage_error(pc, "NCLIENTS x --clients-per-process is over 65536 clients");
+	if ((bad = parse_offloads(w, &o->netns)))
+		return usage_error(pc, bad);
 	if (server && w->server_opt)
 		return usage_error(pc, "SERVER given twice: as an argument and as --server");
 

@@ -5,11 +5,13 @@
 #include <stdio.h>
 
 #include "driver.h"
+#include "netns.h"
 #include "report.h"
 
 struct options {
 	struct run_config run;       /* lf and backend are filled in by main */
 	struct report_options report;
+	struct netns_options netns;  /* --netns, --offload, --tso, --gso, --gro */
 	const char *backend_name;
 	const char *loadfile;
 	const char *directory;       /* -D */

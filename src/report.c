@@ -36,13 +36,25 @@ double result_mb_per_sec(const struct run_result *res)
 	return res->execute_secs > 0 ? 1e-6 * res->bytes / res->execute_secs : 0;
 }
 
-void report_header(FILE *f, const struct run_config *cfg, const char *loadfile_note)
+static const char *on_off(int v)
 {
+	return v < 0 ? "?" : v ? "on" : "off";
+}
+
+void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		   const char *loadfile_note)
+{
+	const struct netns_state *n = ro->netns;
+
 	fprintf(f, "%s\n\n", version_line("tbench"));
 	fprintf(f, "Running for %g seconds with load '%s' and minimum warmup %g secs\n",
 		cfg->timelimit, cfg->lf->path, cfg->warmup);
 	if (loadfile_note)
 		fprintf(f, "%s\n", loadfile_note);
+	if (n && n->entered)
+		fprintf(f, "(in a network namespace of its own%s: %s TSO %s, GSO %s, GRO %s)\n",
+			n->user_ns ? " and a user namespace" : "", n->device, on_off(n->tso),
+			on_off(n->gso), on_off(n->gro));
 	flush(f);
 }
 
@@ -315,7 +327,8 @@ static void json_cost(FILE *f, const struct run_config *cfg, const struct run_re
 }
 
 /* --cost: one short block after the Throughput line. */
-void report_cost(FILE *f, const struct run_config *cfg, const struct run_result *res, bool private_netns)
+void report_cost(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		 const struct run_result *res)
 {
 	const struct cost *c = &res->cost;
 	const struct task_times *a, *b;
@@ -356,20 +369,56 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct run_result 
 		per_op(res, segs), per_op(res, net_delta(c, NET_SEGS_IN)), segs > 0 ? res->wire_bytes / segs : 0,
 		per_op(res, net_delta(c, NET_RETRANS)), per_op(res, net_delta(c, NET_DELAYED_ACKS)), c->dev,
 		per_op(res, net_delta(c, NET_DEV_TX_PACKETS)),
-		private_netns ? "" : "  (shared namespace: other traffic counts too; --netns for a private one)");
-	for (int i = 0; i < PERF_N; i++)
-		if (c->perf_fd[i] < 0 && c->perf_why[i][0])
-			fprintf(f, "  %s: %s\n", cost_perf_name[i], c->perf_why[i]);
+		ro->netns && ro->netns->entered ? "" :
+		"  (shared namespace: other traffic counts too; --netns for a private one)");
+	/* Each reason once, with every counter it applies to. */
+	for (int i = 0; i < PERF_N; i++) {
+		bool first = true;
+		if (c->perf_fd[i] >= 0 || !c->perf_why[i][0])
+			continue;
+		for (int k = 0; k < i && first; k++)
+			first = c->perf_fd[k] >= 0 || strcmp(c->perf_why[k], c->perf_why[i]) != 0;
+		if (!first)
+			continue;
+		fprintf(f, "  %s", cost_perf_name[i]);
+		for (int k = i + 1; k < PERF_N; k++)
+			if (c->perf_fd[k] < 0 && strcmp(c->perf_why[k], c->perf_why[i]) == 0)
+				fprintf(f, ", %s", cost_perf_name[k]);
+		fprintf(f, ": %s\n", c->perf_why[i]);
+	}
 	flush(f);
 }
 
-static void json_body(FILE *f, const struct run_config *cfg, const struct run_result *res,
-		      int argc, const char *const *argv)
+static void json_offload(FILE *f, const char *name, int v, const char *after)
+{
+	fprintf(f, "\"%s\": %s%s", name, v < 0 ? "null" : v ? "true" : "false", after);
+}
+
+/* Where the run's bytes went: its own namespace or the host's, and the
+ * loopback's offloads as read back. */
+static void json_netns(FILE *f, const struct netns_state *n)
+{
+	if (!n) {
+		fprintf(f, "  \"netns\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"netns\": { \"private\": %s, \"user_namespace\": %s, \"device\": ",
+		n->entered ? "true" : "false", n->user_ns ? "true" : "false");
+	json_str(f, n->device[0] ? n->device : "lo");
+	fprintf(f, ", ");
+	json_offload(f, "tso", n->tso, ", ");
+	json_offload(f, "gso", n->gso, ", ");
+	json_offload(f, "gro", n->gro, " },\n");
+}
+
+static void json_body(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		      const struct run_result *res, int argc, const char *const *argv)
 {
 	fprintf(f, "{\n  \"tbench_version\": ");
 	json_str(f, version_line("tbench"));
 	fprintf(f, ",\n");
 	json_settings(f, cfg, argc, argv);
+	json_netns(f, ro ? ro->netns : NULL);
 	json_result(f, res);
 	json_cost(f, cfg, res);
 	fprintf(f, "  \"operations\": [");
@@ -417,10 +466,11 @@ int report_json_open(struct json_out *j, const char *path, struct errbuf *err)
 }
 
 /* Written whole: the temporary file renamed over the target. */
-int report_json_write(struct json_out *j, const struct run_config *cfg, const struct run_result *res,
+int report_json_write(struct json_out *j, const struct run_config *cfg,
+		      const struct report_options *ro, const struct run_result *res,
 		      int argc, const char *const *argv, struct errbuf *err)
 {
-	json_body(j->f, cfg, res, argc, argv);
+	json_body(j->f, cfg, ro, res, argc, argv);
 	errno = 0;
 	int bad = fflush(j->f) != 0 || ferror(j->f);
 	int saved = errno ? errno : EIO;

@@ -6,15 +6,18 @@
 #include <stdio.h>
 
 #include "driver.h"
+#include "netns.h"
 
 /* What the report says besides the figures. */
 struct report_options {
 	bool sync_open, sync_dirs;   /* dbench's -s and -S: they change the Throughput line */
 	bool per_client;             /* --per-client-results */
+	const struct netns_state *netns;   /* the run's network namespace and offloads */
 };
 
 /* dbench's lines before the run: version, and what it is about to do. */
-void report_header(FILE *f, const struct run_config *cfg, const char *loadfile_note);
+void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		   const char *loadfile_note);
 void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
 		     double mb_per_sec, double secs, double latency_ms);
 void report_cleanup(FILE *f, unsigned nclients, double secs);
@@ -24,7 +27,8 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct report_o
 		    const struct run_result *res);
 
 /* --cost: CPU, switches, perf counters and network counters per operation. */
-void report_cost(FILE *f, const struct run_config *cfg, const struct run_result *res, bool private_netns);
+void report_cost(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		 const struct run_result *res);
 
 /* 0, or the errno of the first failed write to f (stdout) by any report. */
 int report_write_error(FILE *f);
@@ -36,7 +40,8 @@ struct json_out {
 	FILE *f;
 };
 int report_json_open(struct json_out *j, const char *path, struct errbuf *err);
-int report_json_write(struct json_out *j, const struct run_config *cfg, const struct run_result *res,
+int report_json_write(struct json_out *j, const struct run_config *cfg,
+		      const struct report_options *ro, const struct run_result *res,
 		      int argc, const char *const *argv, struct errbuf *err);
 void report_json_discard(struct json_out *j);
 

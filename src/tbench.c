@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "netns.h"
 #include "options.h"
 #include "registry.h"
 #include "report.h"
@@ -155,6 +156,7 @@ int main(int argc, char **argv)
 	struct loadfile lf = { 0 };
 	struct run_result res;
 	struct json_out json = { 0 };
+	struct netns_state netns;
 	struct errbuf err;
 	const char *note;
 
@@ -170,12 +172,21 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
+	/* The namespace first, while tbench is one thread: everything after runs in it. */
+	if (netns_enter(&o.netns, &netns, &err) < 0) {
+		fprintf(stderr, "tbench: --netns: %s\n", err.msg);
+		options_free(&o);
+		return EXIT_RUN_FAILED;
+	}
+	if (!netns.entered)
+		netns_read_offloads("lo", &netns, &err);   /* for the record; unknown stays -1 */
+	o.report.netns = &netns;
 	if (prepare(&o, &lf, &note) < 0 || open_json(&o, &json) < 0) {
 		loadfile_free(&lf);
 		options_free(&o);
 		return EXIT_USAGE;
 	}
-	report_header(stdout, &o.run, note);
+	report_header(stdout, &o.run, &o.report, note);
 
 	driver_run(&o.run, &res);
 	/* A run stopped before it measured prints no Throughput line; one that
@@ -183,9 +194,9 @@ int main(int argc, char **argv)
 	if (res.executed)
 		report_summary(stdout, &o.run, &o.report, &res);
 	if (res.executed && o.cost)
-		report_cost(stdout, &o.run, &res, false);
+		report_cost(stdout, &o.run, &o.report, &res);
 	check_stdout(&res, stdout_closed, o.json_path != NULL);
-	if (o.json_path && report_json_write(&json, &o.run, &res, argc,
+	if (o.json_path && report_json_write(&json, &o.run, &o.report, &res, argc,
 					     (const char *const *)argv, &err) < 0) {
 		fprintf(stderr, "tbench: %s\n", err.msg);
 		res.status = RUN_FAILED;

@@ -1,0 +1,97 @@
+#!/bin/bash
+# shellcheck disable=SC2016  # jq programs are single-quoted on purpose
+# --cost and --netns: a run in a private namespace with its offloads set and
+# read back, the host untouched; counters that add up and agree with an
+# independent count (perf stat, where it works); TCP segments per exchange
+# from a loopback nobody else uses; perf_event_open refused, forced, still
+# a run; and all of it as an unprivileged user.
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
+LOAD="$SRCDIR/loadfiles/default.txt"
+DENY="${top_builddir:-.}/tests/deny_perf"
+
+if ! "$TBENCH" --netns -b nop 1 --run-once -q -c "$SRCDIR/loadfiles/tiny.txt" >/dev/null 2>"$TL_TMP/err"; then
+	echo "SKIP: --netns refused here: $(head -1 "$TL_TMP/err")"
+	exit 77
+fi
+
+# jq_ok WHAT FILTER FILE
+jq_ok() {
+	check "$1" jq -e "$2" "$3"
+}
+
+offloads_before="$(ethtool -k lo 2>/dev/null | grep -E 'segmentation|receive-offload' || true)"
+
+expect_exit 0 "--netns --offload off --cost -b tcp" "$TBENCH" --netns --offload off --cost -b tcp 2 \
+	--run-once -c "$LOAD" --json "$TL_TMP/off.json"
+jq_ok "namespace private, offloads read back off" \
+	'.netns.private and .netns.tso == false and .netns.gso == false' "$TL_TMP/off.json"
+check "the header says so" grep -q 'in a network namespace of its own.*TSO off, GSO off' "$TL_TMP/out"
+check "--cost block after the Throughput line" \
+	awk '/^Throughput/ { t = 1 } /^Cost per operation/ && t { c = 1 } END { exit !c }' "$TL_TMP/out"
+# Each exchange is a request and a reply: two segments, a few ACKs more at most.
+jq_ok "about 2 TCP segments per operation on a private lo" \
+	'.cost.per_operation.segments_out >= 1.9 and .cost.per_operation.segments_out < 3' "$TL_TMP/off.json"
+jq_ok "TSO off: one lo packet per segment" \
+	'(.cost.per_operation.dev_tx_packets / .cost.per_operation.segments_out - 1 | fabs) < 0.05' "$TL_TMP/off.json"
+jq_ok "payload bytes per segment known" '.cost.per_operation.payload_bytes_per_segment > 39' "$TL_TMP/off.json"
+# Two ways of counting CPU agree: /proc (clients + servers) and perf's task clock.
+jq_ok "clients + servers CPU within 15% of the task clock" \
+	'.cost.per_operation as $c | (($c.clients.cpu_user_us + $c.clients.cpu_system_us
+		+ $c.servers.cpu_user_us + $c.servers.cpu_system_us) / $c.task_clock_us - 1 | fabs) < 0.15' \
+	"$TL_TMP/off.json"
+jq_ok "one operation, one client switch or so (pipe wake-ups)" \
+	'.cost.per_operation.clients.voluntary_switches > 0.5' "$TL_TMP/off.json"
+check "the host's lo offloads unchanged" \
+	[ "$(ethtool -k lo 2>/dev/null | grep -E 'segmentation|receive-offload' || true)" = "$offloads_before" ]
+
+expect_exit 0 "--netns --tso on --gso off" "$TBENCH" --netns --tso on --gso off -b tcp 1 --run-once -q \
+	-c "$SRCDIR/loadfiles/tiny.txt" --json "$TL_TMP/mixed.json"
+jq_ok "TSO on, GSO off read back" '.netns.tso == true and .netns.gso == false' "$TL_TMP/mixed.json"
+expect_exit 2 "--offload without --netns" "$TBENCH" --offload off -b tcp 1 --run-once
+check "says why" grep -q "needs --netns: tbench never changes the host's devices" "$TL_TMP/err"
+
+# An independent count of the same run: perf stat over the whole run
+# (set-up included) against ours over the execute phase of one pass.
+if perf stat -e task-clock true >/dev/null 2>&1; then
+	perf stat -x, -e task-clock,context-switches -o "$TL_TMP/perf.csv" -- \
+		"$TBENCH" --netns -b tcp 2 --run-once -q -c "$LOAD" --json "$TL_TMP/perf.json" >/dev/null 2>&1
+	ours_ms="$(jq '.cost.per_operation.task_clock_us * .cost.operations / 1000' "$TL_TMP/perf.json")"
+	ours_cs="$(jq '.cost.per_operation.context_switches * .cost.operations' "$TL_TMP/perf.json")"
+	perf_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
+	perf_cs="$(awk -F, '$3 == "context-switches" { print $1 }' "$TL_TMP/perf.csv")"
+	echo "# task clock: ours $ours_ms ms, perf stat $perf_ms ms; switches: ours $ours_cs, perf stat $perf_cs"
+	check "task clock within 10% of perf stat's" awk -v a="$ours_ms" -v b="$perf_ms" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+	check "context switches within 10% of perf stat's" awk -v a="$ours_cs" -v b="$perf_cs" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+else
+	echo "# perf stat cross-check: skipped, perf stat does not work here (apt-get install linux-perf)"
+fi
+
+# perf_event_open refused: the run goes on, the JSON says null and why.
+expect_exit 0 "perf_event_open refused (seccomp)" "$DENY" "$TBENCH" --cost -b pipe 1 --run-once \
+	-c "$SRCDIR/loadfiles/tiny.txt" --json "$TL_TMP/denied.json"
+jq_ok "refused counters are null with the reason" \
+	'.cost.per_operation.task_clock_us == null and (.cost.not_available.task_clock_us | test("Permission denied"))
+	 and .cost.per_operation.clients.cpu_system_us != null' "$TL_TMP/denied.json"
+check "the text says so once" [ "$(grep -c 'Permission denied' "$TL_TMP/out")" -eq 1 ]
+
+# The same as an ordinary user: a user namespace of its own.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$TL_TMP"
+	if setpriv --reuid=nobody --regid=nogroup --clear-groups "$TBENCH" --netns --offload off --cost -b tcp 2 \
+		-t 2 --warmup 1 -c "$SRCDIR/loadfiles/tiny.txt" >"$TL_TMP/nobody.out" 2>"$TL_TMP/nobody.err"; then
+		ok "as nobody: --netns --offload off --cost -b tcp"
+		check "as nobody: a user namespace too, offloads off" \
+			grep -q 'in a network namespace of its own and a user namespace: lo TSO off, GSO off' "$TL_TMP/nobody.out"
+		check "as nobody: segments counted" grep -Eq '^  network  segments out [12]\.[0-9]' "$TL_TMP/nobody.out"
+	elif grep -q 'user namespace' "$TL_TMP/nobody.err"; then
+		echo "# as nobody: skipped: $(head -1 "$TL_TMP/nobody.err")"
+	else
+		not_ok "as nobody: $(head -1 "$TL_TMP/nobody.err")"
+	fi
+else
+	echo "# as nobody: skipped, not root (this test is run by an ordinary user already)"
+fi
+tl_done
