@@ -11,6 +11,7 @@
 enum {
 	COL_SET = 1,            /* --set may give it; a given value wins over the JSON's */
 	COL_JSON_FIRST = 2,     /* the JSON's value wins when it is not empty */
+	COL_FIGURE = 4,         /* a number per run: summarized, compared, plotted */
 };
 
 struct column {
@@ -25,6 +26,22 @@ static char *status_of(const struct row_input *in, const struct column *c);
 static char *server_user_of(const struct row_input *in, const struct column *c);
 static char *server_system_of(const struct row_input *in, const struct column *c);
 static char *cpu_per_mb_of(const struct row_input *in, const struct column *c);
+static char *offload_of(const struct row_input *in, const struct column *c);
+static char *netns_of(const struct row_input *in, const struct column *c);
+static char *wall_per_op_of(const struct row_input *in, const struct column *c);
+static char *sum_of(const struct row_input *in, const struct column *c);
+static char *not_available_of(const struct row_input *in, const struct column *c);
+
+#define PER_OP "cost.per_operation."
+/* The JSON paths that sum_of adds up for a column of that rule, by name. */
+static const struct {
+	const char *column, *const paths[5];
+} sums[] = {
+	{ "cost_clients_cpu_us", { PER_OP "clients.cpu_user_us", PER_OP "clients.cpu_system_us" } },
+	{ "cost_servers_cpu_us", { PER_OP "servers.cpu_user_us", PER_OP "servers.cpu_system_us" } },
+	{ "cost_cpu_us", { PER_OP "clients.cpu_user_us", PER_OP "clients.cpu_system_us",
+			   PER_OP "servers.cpu_user_us", PER_OP "servers.cpu_system_us" } },
+};
 
 /* The order of runs.csv. The first four name a run in a sweep (its point
  * and repetition); --resume matches them. */
@@ -35,23 +52,59 @@ static const struct column columns[] = {
 	{ "rep", NULL, COL_SET, NULL },
 	{ "model", "settings.model", COL_SET, model_of }, /* processes or threads */
 	{ "procs", "settings.procs", 0, NULL },         /* client processes */
-	{ "dev", NULL, COL_SET, NULL },                 /* device whose offloads were set */
-	{ "tso", NULL, COL_SET, NULL },                 /* offloads as read back */
-	{ "gso", NULL, COL_SET, NULL },
-	{ "gro", NULL, COL_SET, NULL },
+	{ "netns", "netns", 0, netns_of },              /* private, private+userns, host */
+	{ "dev", "netns.device", COL_SET, NULL },       /* device whose offloads were set */
+	{ "tso", "netns.tso", COL_SET, offload_of },    /* offloads as read back: on, off */
+	{ "gso", "netns.gso", COL_SET, offload_of },
+	{ "gro", "netns.gro", COL_SET, offload_of },
 	{ "status", "result.status", 0, status_of },    /* ok, failed, interrupted */
 	{ "partial", "result.partial", 0, NULL },
 	{ "exit_code", NULL, COL_SET, NULL },
-	{ "mb_per_sec", "result.mb_per_sec", 0, NULL },
-	{ "ops_per_sec", "result.ops_per_sec", 0, NULL },
-	{ "avg_ms", "result.latency.avg_ms", 0, NULL },
-	{ "p99_ms", "result.latency.p99_ms", 0, NULL },
-	{ "clients_user_s", "result.cpu.clients_user_s", 0, NULL },
-	{ "clients_system_s", "result.cpu.clients_system_s", 0, NULL },
-	{ "server_user_s", "result.cpu.others_user_s", 0, server_user_of },
-	{ "server_system_s", "result.cpu.others_system_s", 0, server_system_of },
-	{ "cpu_us_per_mb", "result.cpu.cpu_us_per_mb", 0, cpu_per_mb_of },
+	{ "mb_per_sec", "result.mb_per_sec", COL_FIGURE, NULL },
+	{ "ops_per_sec", "result.ops_per_sec", COL_FIGURE, NULL },
+	/* the time one operation takes per client: clients * 1e6 / ops_per_sec */
+	{ "wall_us_per_op", "result.ops_per_sec", COL_FIGURE, wall_per_op_of },
+	{ "avg_ms", "result.latency.avg_ms", COL_FIGURE, NULL },
+	{ "p99_ms", "result.latency.p99_ms", COL_FIGURE, NULL },
+	{ "clients_user_s", "result.cpu.clients_user_s", COL_FIGURE, NULL },
+	{ "clients_system_s", "result.cpu.clients_system_s", COL_FIGURE, NULL },
+	{ "server_user_s", "result.cpu.others_user_s", COL_FIGURE, server_user_of },
+	{ "server_system_s", "result.cpu.others_system_s", COL_FIGURE, server_system_of },
+	{ "cpu_us_per_mb", "result.cpu.cpu_us_per_mb", COL_FIGURE, cpu_per_mb_of },
 	{ "execute_s", "result.execute_s", 0, NULL },
+	/* Per operation of the execute phase (tbench --cost; every --json has them). */
+	{ "cost_operations", "cost.operations", 0, NULL },
+	{ "cost_cpu_us", NULL, COL_FIGURE, sum_of },    /* clients + servers, user + system */
+	{ "cost_clients_cpu_us", NULL, COL_FIGURE, sum_of },
+	{ "cost_clients_cpu_user_us", PER_OP "clients.cpu_user_us", COL_FIGURE, NULL },
+	{ "cost_clients_cpu_system_us", PER_OP "clients.cpu_system_us", COL_FIGURE, NULL },
+	{ "cost_clients_voluntary_switches", PER_OP "clients.voluntary_switches", COL_FIGURE, NULL },
+	{ "cost_clients_involuntary_switches", PER_OP "clients.involuntary_switches", COL_FIGURE, NULL },
+	{ "cost_clients_tasks", PER_OP "clients.tasks", 0, NULL },
+	{ "cost_servers_cpu_us", NULL, COL_FIGURE, sum_of },
+	{ "cost_servers_cpu_user_us", PER_OP "servers.cpu_user_us", COL_FIGURE, NULL },
+	{ "cost_servers_cpu_system_us", PER_OP "servers.cpu_system_us", COL_FIGURE, NULL },
+	{ "cost_servers_voluntary_switches", PER_OP "servers.voluntary_switches", COL_FIGURE, NULL },
+	{ "cost_servers_involuntary_switches", PER_OP "servers.involuntary_switches", COL_FIGURE, NULL },
+	{ "cost_servers_tasks", PER_OP "servers.tasks", 0, NULL },
+	{ "cost_task_clock_us", PER_OP "task_clock_us", COL_FIGURE, NULL },
+	{ "cost_context_switches", PER_OP "context_switches", COL_FIGURE, NULL },
+	{ "cost_cpu_migrations", PER_OP "cpu_migrations", COL_FIGURE, NULL },
+	{ "cost_cycles", PER_OP "cycles", COL_FIGURE, NULL },
+	{ "cost_instructions", PER_OP "instructions", COL_FIGURE, NULL },
+	{ "cost_syscalls", PER_OP "syscalls", COL_FIGURE, NULL },
+	{ "cost_segments_out", PER_OP "segments_out", COL_FIGURE, NULL },
+	{ "cost_segments_in", PER_OP "segments_in", COL_FIGURE, NULL },
+	{ "cost_retransmits", PER_OP "retransmits", COL_FIGURE, NULL },
+	{ "cost_delayed_acks", PER_OP "delayed_acks", COL_FIGURE, NULL },
+	{ "cost_dev_tx_packets", PER_OP "dev_tx_packets", COL_FIGURE, NULL },
+	{ "cost_dev_tx_bytes", PER_OP "dev_tx_bytes", COL_FIGURE, NULL },
+	{ "cost_dev_rx_packets", PER_OP "dev_rx_packets", COL_FIGURE, NULL },
+	{ "cost_dev_rx_bytes", PER_OP "dev_rx_bytes", COL_FIGURE, NULL },
+	{ "cost_payload_bytes_per_segment", PER_OP "payload_bytes_per_segment", COL_FIGURE, NULL },
+	{ "cost_device", "cost.device", 0, NULL },      /* whose packets and bytes */
+	/* "cycles: why; instructions: why" for the figures left empty */
+	{ "cost_not_available", "cost.not_available", 0, not_available_of },
 	{ "started", NULL, COL_SET, NULL },             /* ISO 8601 */
 	{ "json", NULL, COL_SET, NULL },                /* the JSON's path in the sweep */
 	{ "error", "result.error", COL_SET | COL_JSON_FIRST, NULL },
@@ -80,6 +133,23 @@ int row_col_settable(const char *name)
 {
 	const struct column *c = column_named(name);
 	return c && (c->flags & COL_SET);
+}
+
+int row_col_is_figure(size_t i)
+{
+	return i < NCOLS && (columns[i].flags & COL_FIGURE);
+}
+
+const char *row_figure_column(const char *name)
+{
+	const struct column *c = column_named(name);
+	if (c)
+		return c->flags & COL_FIGURE ? c->name : NULL;
+	for (size_t i = 0; i < NCOLS; i++)
+		if ((columns[i].flags & COL_FIGURE) && !columns[i].rule && columns[i].json &&
+		    strcmp(columns[i].json, name) == 0)
+			return columns[i].name;
+	return NULL;
 }
 
 /* ---- where values come from ---------------------------------------------------- */
@@ -177,6 +247,71 @@ static char *cpu_per_mb_of(const struct row_input *in, const struct column *c)
 	double cpu = json_num(in, "result.cpu.user_s") + json_num(in, "result.cpu.system_s") +
 		     in->server_end[0] - in->server_start[0] + in->server_end[1] - in->server_start[1];
 	return fmt("%.3f", mb > 0 ? cpu * 1e6 / mb : NAN);
+}
+
+/* A read-back offload: --set wins ("n/a" for a run whose bytes cross no
+ * device); else the JSON's true/false as on/off, unknown (null) empty. */
+static char *offload_of(const struct row_input *in, const struct column *c)
+{
+	const char *set = set_value(in, c->name), *json = json_text(in, c->json);
+	if (set)
+		return xstrdup(set);
+	return xstrdup(strcmp(json, "true") == 0 ? "on" : strcmp(json, "false") == 0 ? "off" : "");
+}
+
+/* Where the run's bytes went: a network namespace of its own (and a user
+ * namespace too), or the host's; empty for a tbench that does not say. */
+static char *netns_of(const struct row_input *in, const struct column *c)
+{
+	const struct json_node *n = in->json ? json_get(in->json, c->json) : NULL;
+	if (!n || n->type != JSON_OBJECT)
+		return xstrdup("");
+	if (strcmp(json_scalar_text(json_get(n, "private")), "true") != 0)
+		return xstrdup("host");
+	return xstrdup(strcmp(json_scalar_text(json_get(n, "user_namespace")), "true") == 0 ?
+		       "private+userns" : "private");
+}
+
+static char *wall_per_op_of(const struct row_input *in, const struct column *c)
+{
+	double ops = json_num(in, c->json), clients = json_num(in, "settings.clients");
+	return fmt("%.4f", ops > 0 && clients > 0 ? clients * 1e6 / ops : NAN);
+}
+
+/* The sum of the JSON figures that sums[] lists for this column; empty
+ * when any of them is missing. */
+static char *sum_of(const struct row_input *in, const struct column *c)
+{
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++) {
+		if (strcmp(sums[i].column, c->name) != 0)
+			continue;
+		double total = 0;
+		for (size_t k = 0; k < sizeof(sums[i].paths) / sizeof(sums[i].paths[0]) && sums[i].paths[k]; k++)
+			total += json_num(in, sums[i].paths[k]);
+		return fmt("%.4f", total);
+	}
+	return xstrdup("");
+}
+
+/* An object of "figure": "why" as "figure: why; figure: why". */
+static char *not_available_of(const struct row_input *in, const struct column *c)
+{
+	const struct json_node *n = in->json ? json_get(in->json, c->json) : NULL;
+	size_t len = 1;
+	if (!n || n->type != JSON_OBJECT)
+		return xstrdup("");
+	for (size_t i = 0; i < n->nkids; i++)
+		len += strlen(n->kids[i].key) + strlen(json_scalar_text(&n->kids[i])) + 4;
+	char *out = xrealloc(NULL, len);
+	out[0] = '\0';
+	for (size_t i = 0; i < n->nkids; i++) {
+		if (i)
+			strcat(out, "; ");
+		strcat(out, n->kids[i].key);
+		strcat(out, ": ");
+		strcat(out, json_scalar_text(&n->kids[i]));
+	}
+	return out;
 }
 
 char **row_make(const struct row_input *in)

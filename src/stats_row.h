@@ -28,6 +28,11 @@ size_t row_ncols(void);
 const char *row_col_name(size_t i);
 /* 1 when NAME is a column that --set may give. */
 int row_col_settable(const char *name);
+/* 1 when column i is a figure: a number per run, summarized by default. */
+int row_col_is_figure(size_t i);
+/* The figure column that NAME names: a column name, or the dotted JSON
+ * path it is read from ("cost.per_operation.segments_out"). NULL if none. */
+const char *row_figure_column(const char *name);
 
 /* The row's cells, row_ncols() of them; free with row_free. */
 char **row_make(const struct row_input *in);

@@ -376,3 +376,119 @@ size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *ba
 	}
 	return n;
 }
+
+/* ---- decomposition ---------------------------------------------------------------- */
+
+/* The steps that have a name: from one level to the next. */
+static const struct {
+	const char *from, *to, *name, *label;
+} named_layers[] = {
+	{ "", "nop", "harness", "harness (nop)" },
+	{ "nop", "pipe", "copy_wakeup", "copy + wake-up (pipe − nop)" },
+	{ "pipe", "unix", "socket", "socket layer (unix − pipe)" },
+	{ "unix", "tcp:off", "tcpip", "TCP/IP (tcp, TSO/GSO off − unix)" },
+	{ "tcp:off", "tcp:on", "offload", "TSO/GSO on − off (tcp)" },
+};
+
+/* The point of level "backend[:setting]" at a client count: with that
+ * setting, or without one the first point of the backend there. */
+static const struct point *level_point(const struct summary *s, const char *level, const char *clients)
+{
+	const char *colon = strchr(level, ':');
+	size_t blen = colon ? (size_t)(colon - level) : strlen(level);
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct point *p = &s->p[i];
+		if (strlen(p->key[0]) != blen || strncmp(p->key[0], level, blen) != 0 ||
+		    strcmp(p->key[1], clients) != 0 || p->m[0].n == 0 || !isfinite(p->m[0].mean))
+			continue;
+		if (!colon || strcmp(p->key[2], colon + 1) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static void name_layer(struct layer_row *r)
+{
+	for (size_t i = 0; i < sizeof(named_layers) / sizeof(named_layers[0]); i++)
+		if (strcmp(named_layers[i].from, r->subtrahend) == 0 && strcmp(named_layers[i].to, r->minuend) == 0) {
+			r->name = xstrdup(named_layers[i].name);
+			r->label = xstrdup(named_layers[i].label);
+			return;
+		}
+	size_t len = strlen(r->minuend) + strlen(r->subtrahend) + 8;
+	r->name = xrealloc(NULL, len);
+	r->label = xrealloc(NULL, len);
+	snprintf(r->name, len, "%s%s%s", r->minuend, *r->subtrahend ? "-" : "", r->subtrahend);
+	snprintf(r->label, len, "%s%s%s", r->minuend, *r->subtrahend ? " − " : "", r->subtrahend);
+}
+
+/* The difference of two points' means with the interval of Welch's
+ * standard error (Welch-Satterthwaite df); a lone first level has its own
+ * Student-t interval. */
+static void layer_stats(struct layer_row *r)
+{
+	const struct metric_sum *a = &r->a->m[0];
+	if (!r->b) {
+		r->mean = a->mean;
+		r->ci = a->ci;
+		r->df = a->n > 1 ? (double)(a->n - 1) : NAN;
+		r->bottom = 0;
+		r->top = a->mean;
+		return;
+	}
+	const struct metric_sum *b = &r->b->m[0];
+	r->mean = a->mean - b->mean;
+	r->bottom = b->mean;
+	r->top = a->mean;
+	r->ci = r->df = NAN;
+	struct welch w = stats_welch(b->mean, b->sd, b->n, a->mean, a->sd, a->n);
+	if (!w.valid)
+		return;
+	double se = sqrt(a->sd * a->sd / (double)a->n + b->sd * b->sd / (double)b->n);
+	r->df = w.df;
+	r->ci = se > 0 ? stats_t_quantile(0.5 + SUMMARY_CONF / 2, w.df) * se : 0;
+}
+
+size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels)
+{
+	size_t n = 0, cap = s->npoints * (levels->n ? levels->n : 1) + 1;
+	*rows = xrealloc(NULL, cap * sizeof(**rows));
+	if (s->keys.n < 3)
+		return 0;
+	for (size_t i = 0; i < s->npoints; i++) {
+		const char *clients = s->p[i].key[1];
+		size_t seen = 0;
+		while (seen < i && strcmp(s->p[seen].key[1], clients) != 0)
+			seen++;
+		if (seen < i)
+			continue;       /* this client count is done */
+		const struct point *prev = NULL;
+		const char *prev_level = "";
+		for (size_t l = 0; l < levels->n; l++) {
+			const struct point *p = level_point(s, levels->v[l], clients);
+			if (!p)
+				continue;
+			struct layer_row *r = &(*rows)[n++];
+			memset(r, 0, sizeof(*r));
+			r->clients = clients;
+			r->minuend = levels->v[l];
+			r->subtrahend = prev_level;
+			r->a = p;
+			r->b = prev;
+			name_layer(r);
+			layer_stats(r);
+			prev = p;
+			prev_level = levels->v[l];
+		}
+	}
+	return n;
+}
+
+void layer_rows_free(struct layer_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].name);
+		free(rows[i].label);
+	}
+	free(rows);
+}

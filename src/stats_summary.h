@@ -85,4 +85,28 @@ struct cost_row {
  * in *rows (free it); points without a baseline are left out. */
 size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *baseline);
 
+/* One layer of an operation's cost at one client count: the mean of a
+ * level (a point "backend[:setting]") minus the mean of the level below. */
+struct layer_row {
+	const char *clients;            /* the client count, as the key holds it */
+	const char *minuend, *subtrahend; /* levels; subtrahend "" for the first */
+	char *name, *label;             /* "socket", "socket layer (unix − pipe)" */
+	const struct point *a, *b;      /* their points; b NULL for the first */
+	double mean;                    /* mean(a) - mean(b) */
+	double ci, df;                  /* half-width of its 95% interval from Welch's
+	                                 * standard error, and its degrees of freedom */
+	double bottom, top;             /* mean(b) (0 for the first) and mean(a): the stack */
+};
+
+/* The decomposition of the first metric of s (keys backend, clients,
+ * setting) along levels (e.g. nop, pipe, unix, tcp:off, tcp:on), per client
+ * count in the order of s: each level present at that count minus the one
+ * present below it; the first alone, with its own Student-t interval.
+ * Levels missing at a count are skipped, so a layer may span two steps.
+ * Steps of the default levels are named (harness, copy_wakeup, socket,
+ * tcpip, offload). Returns the number of rows in *rows (free with
+ * layer_rows_free). */
+size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels);
+void layer_rows_free(struct layer_row *rows, size_t n);
+
 #endif

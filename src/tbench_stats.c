@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #define DEFAULT_KEYS "backend,clients,offload"
-#define DEFAULT_METRICS "mb_per_sec,ops_per_sec,avg_ms,p99_ms,clients_user_s,clients_system_s," \
-	"server_user_s,server_system_s,cpu_us_per_mb"
+/* The layers of an operation: harness, copy and wake-up, socket, TCP/IP, offload. */
+#define DEFAULT_LEVELS "nop,pipe,unix,tcp:off,tcp:on"
 /* Columns a summary carries along: what every ok run of a point shares. */
 #define CARRY_COLS "model,tso,gso,gro"
 
@@ -46,26 +46,38 @@ static void usage(FILE *f)
 		"Usage: tbench-stats summarize [--keys K,..] [--metrics M,..] RUNS.csv\n"
 		"       tbench-stats compare [--metric M] [--keys K,..] [--alpha A] [--csv] A B\n"
 		"       tbench-stats cost [--baseline NAME] [--keys K,..] SUMMARY.csv|RUNS.csv|DIR\n"
+		"       tbench-stats decompose [--figure F] [--levels L,..] [--keys K,..]\n"
+		"                        SUMMARY.csv|RUNS.csv|DIR\n"
 		"       tbench-stats row [--set NAME=VALUE]... [--server-cpu-start U,S\n"
 		"                        --server-cpu-end U,S] [--columns C,..] [RUN.json]\n"
-		"       tbench-stats row --header\n"
+		"       tbench-stats row --header | --figures\n"
 		"       tbench-stats select [--where NAME=VALUE]... [--columns C,..] [--tsv] FILE.csv\n"
 		"       tbench-stats proc-cpu PID\n"
 		"\n"
 		"summarize  one row per point (rows of RUNS.csv with equal key columns): n runs\n"
 		"           with status 'ok', n_failed, and for each metric column its mean, sample\n"
 		"           standard deviation (_sd) and the half-width of the 95%% Student-t\n"
-		"           confidence interval of the mean (_ci95).\n"
-		"compare    per point of A and B (results directories, runs.csv or summary.csv):\n"
+		"           confidence interval of the mean (_ci95). Default metrics: every\n"
+		"           figure of runs.csv (tbench-stats row --figures) that the file has.\n"
+		"compare    per point of A and B (results directories, runs.csv or summary.csv)\n"
+		"           of one figure (--metric or --figure: a column, or the JSON path it\n"
+		"           is read from, e.g. cost.per_operation.segments_out):\n"
 		"           means, %% change B vs A, Welch's two-sided t-test (Welch-Satterthwaite\n"
 		"           degrees of freedom), 'yes' when p < alpha (default 0.05, i.e. 95%%),\n"
 		"           and the geometric mean of B/A over the common points.\n"
 		"cost       transport cost per operation: 1e6/ops_per_sec(backend) minus\n"
 		"           1e6/ops_per_sec(NAME, default nop) at the same client count, in\n"
 		"           microseconds, with a 95%% interval from the delta method.\n"
+		"decompose  the layers of an operation's cost per client count: each level\n"
+		"           (backend[:setting], default " DEFAULT_LEVELS ")\n"
+		"           minus the level below it, as a difference of means of the figure\n"
+		"           (default cost_cpu_us; also wall_us_per_op, cost_task_clock_us...)\n"
+		"           with the 95%% interval of Welch's standard error (Welch-Satterthwaite\n"
+		"           degrees of freedom); bottom and top place it in the stack.\n"
 		"row        the runs.csv row of one run from its --json document (none: the run\n"
 		"           left none) and the values only the sweep knows (--set); --header the\n"
-		"           header. A server's CPU seconds read before and after the run replace\n"
+		"           header; --figures the figure columns, one a line. A server's CPU\n"
+		"           seconds read before and after the run replace\n"
 		"           the JSON's figures for servers. --columns: only those cells,\n"
 		"           tab-separated.\n"
 		"select     the rows whose columns have the given values, all columns or those\n"
@@ -73,8 +85,7 @@ static void usage(FILE *f)
 		"proc-cpu   user,system CPU seconds of a process and every process below it,\n"
 		"           alive or reaped.\n"
 		"\n"
-		"Defaults: --keys " DEFAULT_KEYS ", --metric mb_per_sec,\n"
-		"          --metrics " DEFAULT_METRICS "\n"
+		"Defaults: --keys " DEFAULT_KEYS ", --metric mb_per_sec\n"
 		"Exit status: 0 success, 1 failure (output not written), 2 usage or input error.\n");
 }
 
@@ -151,9 +162,19 @@ static void print_summary(FILE *o, const struct summary *s)
 	}
 }
 
+/* Every figure column of runs.csv, in its order. */
+static struct strlist figure_columns(void)
+{
+	struct strlist l = { 0, xrealloc(NULL, row_ncols() * sizeof(char *)) };
+	for (size_t i = 0; i < row_ncols(); i++)
+		if (row_col_is_figure(i))
+			l.v[l.n++] = xstrdup(row_col_name(i));
+	return l;
+}
+
 static void cmd_summarize(int argc, char **argv)
 {
-	const char *keys = DEFAULT_KEYS, *metrics = DEFAULT_METRICS, *file[1] = { NULL };
+	const char *keys = DEFAULT_KEYS, *metrics = NULL, *file[1] = { NULL };
 	int nfile = 0;
 
 	for (int i = 1; i < argc; i++)
@@ -166,7 +187,8 @@ static void cmd_summarize(int argc, char **argv)
 	struct table t;
 	struct summary s;
 	struct errbuf err;
-	struct strlist kl = strlist_split(keys), ml = strlist_split(metrics), cl = strlist_split(CARRY_COLS);
+	struct strlist kl = strlist_split(keys), cl = strlist_split(CARRY_COLS);
+	struct strlist ml = metrics ? strlist_split(metrics) : figure_columns();
 	read_table(&t, file[0]);
 	if (summarize_runs(&s, &t, &kl, &ml, &cl, &err) < 0)
 		die(EXIT_USAGE, "%s", err.msg);
@@ -198,9 +220,17 @@ static void load_summary(const char *arg, const char *keys, const char *metric, 
 	}
 	read_table(&t, path);
 	if (summarize_any(s, &t, &kl, metric, &err) < 0)
-		die(EXIT_USAGE, "%s", err.msg);
+		die(EXIT_USAGE, "%s (figures: tbench-stats row --figures)", err.msg);
 	table_free(&t);
 	strlist_free(&kl);
+}
+
+/* A figure named by its column or by the JSON path it is read from; a
+ * name of neither is taken as it is (a column of some other CSV). */
+static const char *figure_named(const char *name)
+{
+	const char *col = row_figure_column(name);
+	return col ? col : name;
 }
 
 static void fmt_num(char *buf, size_t len, double v)
@@ -341,6 +371,7 @@ static void cmd_compare(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (opt_value(argc, argv, &i, "--keys", &keys) ||
 		    opt_value(argc, argv, &i, "--metric", &metric) ||
+		    opt_value(argc, argv, &i, "--figure", &metric) ||
 		    opt_value(argc, argv, &i, "--alpha", &alpha_s))
 			continue;
 		if (strcmp(argv[i], "--csv") == 0)
@@ -356,6 +387,7 @@ static void cmd_compare(int argc, char **argv)
 
 	struct summary a, b;
 	struct comparison c;
+	metric = figure_named(metric);
 	load_summary(file[0], keys, metric, &a);
 	load_summary(file[1], keys, metric, &b);
 	compare_summaries(&c, &a, &b, alpha);
@@ -366,6 +398,16 @@ static void cmd_compare(int argc, char **argv)
 	comparison_free(&c);
 	summary_free(&b);
 	summary_free(&a);
+}
+
+/* The keys of a command that needs backend, clients and a setting. */
+static void check_cost_keys(const char *cmd, const char *keys)
+{
+	struct strlist kl = strlist_split(keys);
+	int bad_keys = kl.n != 3 || strcmp(kl.v[0], "backend") || strcmp(kl.v[1], "clients");
+	strlist_free(&kl);
+	if (bad_keys)
+		die(EXIT_USAGE, "%s: --keys must be backend,clients,<setting>", cmd);
 }
 
 static void cmd_cost(int argc, char **argv)
@@ -379,11 +421,7 @@ static void cmd_cost(int argc, char **argv)
 			operand("cost", argv, i, file, &nfile, 1);
 	if (!nfile)
 		die(EXIT_USAGE, "cost: missing SUMMARY.csv, RUNS.csv or DIR");
-	struct strlist kl = strlist_split(keys);
-	int bad_keys = kl.n != 3 || strcmp(kl.v[0], "backend") || strcmp(kl.v[1], "clients");
-	strlist_free(&kl);
-	if (bad_keys)
-		die(EXIT_USAGE, "cost: --keys must be backend,clients,<setting>");
+	check_cost_keys("cost", keys);
 
 	struct summary s;
 	struct cost_row *rows;
@@ -407,6 +445,61 @@ static void cmd_cost(int argc, char **argv)
 	}
 	free(rows);
 	summary_free(&s);
+}
+
+static void print_layers(FILE *o, const char *figure, const struct layer_row *rows, size_t n)
+{
+	fputs("figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,"
+	      "bottom,top\n", o);
+	for (size_t i = 0; i < n; i++) {
+		const struct layer_row *r = &rows[i];
+		const char *const text[] = { figure, r->clients, r->name, r->label, r->minuend, r->subtrahend };
+		const double nums[] = { r->mean, r->ci, r->df };
+		for (size_t k = 0; k < sizeof(text) / sizeof(text[0]); k++) {
+			csv_put_field(o, text[k]);
+			fputc(',', o);
+		}
+		for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+			csv_put_num(o, nums[k]);
+			fputc(',', o);
+		}
+		fprintf(o, "%zu,", r->a->m[0].n);
+		if (r->b)
+			fprintf(o, "%zu", r->b->m[0].n);
+		fputc(',', o);
+		csv_put_num(o, r->bottom);
+		fputc(',', o);
+		csv_put_num(o, r->top);
+		fputc('\n', o);
+	}
+}
+
+static void cmd_decompose(int argc, char **argv)
+{
+	const char *keys = DEFAULT_KEYS, *figure = "cost_cpu_us", *levels = DEFAULT_LEVELS, *file[1] = { NULL };
+	int nfile = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
+		    !opt_value(argc, argv, &i, "--figure", &figure) &&
+		    !opt_value(argc, argv, &i, "--levels", &levels))
+			operand("decompose", argv, i, file, &nfile, 1);
+	if (!nfile)
+		die(EXIT_USAGE, "decompose: missing SUMMARY.csv, RUNS.csv or DIR");
+	check_cost_keys("decompose", keys);
+	struct strlist ll = strlist_split(levels);
+	if (ll.n == 0)
+		die(EXIT_USAGE, "decompose: --levels: empty list (e.g. " DEFAULT_LEVELS ")");
+
+	struct summary s;
+	struct layer_row *rows;
+	figure = figure_named(figure);
+	load_summary(file[0], keys, figure, &s);
+	size_t n = decompose(&rows, &s, &ll);
+	print_layers(stdout, figure, rows, n);
+	layer_rows_free(rows, n);
+	summary_free(&s);
+	strlist_free(&ll);
 }
 
 /* ---- row, select, proc-cpu ------------------------------------------------------ */
@@ -444,6 +537,13 @@ static void print_row_header(FILE *o)
 	for (size_t i = 0; i < row_ncols(); i++)
 		fprintf(o, "%s%s", i ? "," : "", row_col_name(i));
 	fputc('\n', o);
+}
+
+static void print_figures(FILE *o)
+{
+	for (size_t i = 0; i < row_ncols(); i++)
+		if (row_col_is_figure(i))
+			fprintf(o, "%s\n", row_col_name(i));
 }
 
 /* Cells into one line of tab-separated text: tabs and line breaks become spaces. */
@@ -500,7 +600,7 @@ static void cmd_row(int argc, char **argv)
 	struct row_input in = { 0 };
 	struct row_setting *set = xrealloc(NULL, (size_t)argc * sizeof(*set));
 	const char *file[1] = { NULL }, *val, *columns = NULL;
-	int nfile = 0, have_start = 0, have_end = 0, header = 0;
+	int nfile = 0, have_start = 0, have_end = 0, header = 0, figures = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (opt_value(argc, argv, &i, "--set", &val)) {
@@ -519,6 +619,8 @@ static void cmd_row(int argc, char **argv)
 			continue;
 		} else if (strcmp(argv[i], "--header") == 0) {
 			header = 1;
+		} else if (strcmp(argv[i], "--figures") == 0) {
+			figures = 1;
 		} else {
 			operand("row", argv, i, file, &nfile, 1);
 		}
@@ -529,6 +631,8 @@ static void cmd_row(int argc, char **argv)
 	in.set = set;
 	if (header)
 		print_row_header(stdout);
+	else if (figures)
+		print_figures(stdout);
 	else
 		print_run_row(stdout, &in, file[0], columns);
 	for (size_t i = 0; i < in.nset; i++)
@@ -640,6 +744,7 @@ static const struct {
 	{ "summarize", cmd_summarize },
 	{ "compare", cmd_compare },
 	{ "cost", cmd_cost },
+	{ "decompose", cmd_decompose },
 	{ "row", cmd_row },
 	{ "select", cmd_select },
 	{ "proc-cpu", cmd_proc_cpu },

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tbench-stats summarize/compare/cost and scripts/tbench-compare on small
-# hand-made CSVs (tests/data/compare_*.csv) whose answers are worked out in
+# hand-made CSVs (tests/data/compare_*.csv, layers.csv) whose answers are worked out in
 # their comments; tbench-stats row, select and proc-cpu on the sample runs
 # of tests/data (their rows worked out in tests/data/rows.csv).
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
@@ -76,6 +76,7 @@ compare_csv() {
 	"$STATS" compare --csv --metric ops_per_sec --alpha 0.01 "$A" "$B" >"$TL_TMP/cmp3.csv"
 	check_near "ops_per_sec change" "$(field "$TL_TMP/cmp3.csv" pipe,1,n/a change_pct)" 400 1e-6
 	expect_exit 2 "compare: unknown metric" "$STATS" compare --metric nosuch "$A" "$B"
+	grep -q 'row --figures' "$TL_TMP/err" && ok "says where the figures are listed" || not_ok "$(cat "$TL_TMP/err")"
 	expect_exit 2 "compare: one input" "$STATS" compare "$A"
 }
 
@@ -94,6 +95,17 @@ compare_table() {
 	expect_exit 2 "tbench-compare: a tbench-stats not of this suite" env TBENCH_STATS=/bin/true "$tc" "$A" "$B"
 	grep -q "/bin/true is not the tbench-stats of this suite" "$TL_TMP/err" && ok "says so" || not_ok "says so"
 	expect_exit 0 "tbench-compare --help" "$tc" --help
+
+	# Any figure: by its column or by the JSON path it is read from.
+	expect_exit 0 "tbench-compare --figure cost_syscalls" env TBENCH_STATS="$STATS" "$tc" --figure cost_syscalls "$A" "$B"
+	check "says which figure" grep -q '^metric: cost_syscalls,' "$TL_TMP/out"
+	grep -Eq '^pipe +1 +n/a +10\.000 ± 0\.4968 \(3\) +11\.000 ± 0\.4968 \(3\) +\+10\.00% +0\.0036 +yes$' "$TL_TMP/out" &&
+		ok "cost_syscalls: pipe row" || { not_ok "cost_syscalls: pipe row"; cat "$TL_TMP/out"; }
+	expect_exit 0 "tbench-compare --figure=cost.per_operation.syscalls --csv" env TBENCH_STATS="$STATS" \
+		"$tc" --figure=cost.per_operation.syscalls --csv "$A" "$B"
+	check_near "by JSON path: pipe 1 p" "$(field "$TL_TMP/out" pipe,1,n/a p)" 0.003602 1e-6
+	check_near "by JSON path: tcp 4 on p" "$(field "$TL_TMP/out" tcp,4,on p)" 0.90843 1e-5
+	expect_exit 2 "tbench-compare --figure nosuch" env TBENCH_STATS="$STATS" "$tc" --figure nosuch "$A" "$B"
 }
 
 cost() {
@@ -104,9 +116,38 @@ cost() {
 	[ -z "$(field "$c" tcp,4,on cost_us)" ] && ok "no nop at 4 clients: no tcp cost" || not_ok "tcp 4 has no baseline"
 }
 
+# The layers of tests/data/layers.csv, worked out in its comments.
+decompose() {
+	local L="$SRCDIR/tests/data/layers.csv" d="$TL_TMP/out"
+	expect_exit 0 "decompose" "$STATS" decompose "$L"
+	check "decompose header" grep -q '^figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,bottom,top$' "$d"
+	[ "$(tail -n +2 "$d" | cut -d, -f2,3 | paste -sd' ')" = "1,harness 1,copy_wakeup 1,socket 1,tcpip 1,offload 2,harness 2,copy_wakeup 2,tcp:off-pipe" ] &&
+		ok "layers in order, a missing level skipped" || not_ok "layers: $(cut -d, -f2,3 "$d" | paste -sd' ')"
+	# field matches the first fields: figure,clients,layer
+	check_near "socket layer" "$(field "$d" cost_cpu_us,1,socket mean)" 3 1e-9
+	check_near "socket interval (2.776 sqrt(2/3))" "$(field "$d" cost_cpu_us,1,socket ci95)" 2.2669 1e-3
+	check_near "offload df" "$(field "$d" cost_cpu_us,1,offload df)" 2.94118 1e-4
+	check_near "offload top" "$(field "$d" cost_cpu_us,1,offload top)" 13 0
+	[ "$(field "$d" cost_cpu_us,2,copy_wakeup ci95)" = "" ] && ok "one nop run: no interval" || not_ok "one nop run: no interval"
+	expect_exit 0 "decompose --figure wall_us_per_op" "$STATS" decompose --figure wall_us_per_op "$L"
+	check_near "wall: socket layer doubled" "$(field "$d" wall_us_per_op,1,socket mean)" 6 1e-9
+	expect_exit 0 "decompose --levels nop,tcp:on" "$STATS" decompose --levels nop,tcp:on "$L"
+	check_near "nop to tcp on in one step" "$(field "$d" cost_cpu_us,1,tcp:on-nop mean)" 12 1e-9
+	expect_exit 2 "decompose: no such figure" "$STATS" decompose --figure nosuch "$L"
+	expect_exit 2 "decompose: bad keys" "$STATS" decompose --keys backend "$L"
+	expect_exit 2 "decompose: no levels" "$STATS" decompose --levels , "$L"
+}
+
 rows_cli() {
 	local data="$SRCDIR/tests/data" ok_set=(--set offload=on --set rep=2 --set dev=lo --set tso=on --set gso=on
 		--set gro=on --set exit_code=0 --set started=2026-12-01T10:00:00+00:00 --set json=runs/tcp_c4_on_r2.json)
+	expect_exit 0 "row --figures" "$STATS" row --figures
+	grep -qx cost_cpu_us "$TL_TMP/out" && grep -qx wall_us_per_op "$TL_TMP/out" && grep -qx mb_per_sec "$TL_TMP/out" &&
+		! grep -qx rep "$TL_TMP/out" && ok "figures: the numbers of a run, not its names" || not_ok "row --figures: $(cat "$TL_TMP/out")"
+	expect_exit 0 "summarize rows.csv: every figure" "$STATS" summarize "$data/rows.csv"
+	check_near "cost_cpu_us of the --netns run" "$(field "$TL_TMP/out" tcp,4,off cost_cpu_us_mean)" 21.421 1e-9
+	check_near "its payload bytes per segment" "$(field "$TL_TMP/out" tcp,4,off cost_payload_bytes_per_segment_mean)" 2741.4 1e-9
+	[ "$(field "$TL_TMP/out" tcp,4,off tso)" = off ] && ok "summary carries the read-back TSO" || not_ok "summary tso"
 	expect_exit 0 "row --header" "$STATS" row --header
 	[ "$(cat "$TL_TMP/out")" = "$(grep -v '^#' "$data/rows.csv" | head -n 1)" ] && ok "header: that of tests/data/rows.csv" ||
 		not_ok "header: $(cat "$TL_TMP/out")"
@@ -132,7 +173,7 @@ rows_cli() {
 
 	expect_exit 0 "select --where --columns --tsv" "$STATS" select --where model=processes --where status=ok \
 		--columns clients,server_user_s --tsv "$data/rows.csv"
-	[ "$(cat "$TL_TMP/out")" = $'4\t0.75\n4\t0.500000' ] && ok "select: the rows asked for" ||
+	[ "$(cat "$TL_TMP/out")" = $'4\t0.75\n4\t0.500000\n4\t0.096783' ] && ok "select: the rows asked for" ||
 		not_ok "select: $(cat "$TL_TMP/out")"
 	expect_exit 0 "select as CSV" "$STATS" select --where backend=pipe "$data/rows.csv"
 	[ "$(wc -l <"$TL_TMP/out")" -eq 2 ] && grep -q '^backend,clients,' "$TL_TMP/out" &&
@@ -152,5 +193,6 @@ summarize
 compare_csv
 compare_table
 cost
+decompose
 rows_cli
 tl_done

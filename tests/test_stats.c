@@ -2,7 +2,7 @@
  * (textbook t tables, closed forms of the t CDF for df = 1 and 2,
  * hand-computed samples), CSV tables, the JSON reader (also on truncated and
  * mangled input), the runs.csv row of the committed sample runs, and the
- * grouping, comparison and cost rows. */
+ * grouping, comparison, cost and decomposition rows. */
 #include "config.h"
 #include "json.h"
 #include "stats.h"
@@ -344,7 +344,20 @@ static void rows(void)
 	check_row("run-interrupted-warmup.json", interrupted,
 		  sizeof(interrupted) / sizeof(interrupted[0]), NULL, &want, 1);
 	check_row("run-ok.json", ok, sizeof(ok) / sizeof(ok[0]), server_cpu, &want, 2);
+	/* A --netns run with cost figures: offloads, device and namespace from its JSON. */
+	const struct row_setting with_cost[] = {
+		{ "offload", "off" }, { "rep", "1" }, { "exit_code", "0" },
+		{ "started", "2026-12-01T11:00:00+00:00" }, { "json", "runs/tcp_c4_off_r1.json" },
+	};
+	check_row("run-cost.json", with_cost, sizeof(with_cost) / sizeof(with_cost[0]), NULL, &want, 3);
 	table_free(&want);
+
+	/* Figures by column or by the JSON path they come from; not other columns. */
+	CHECK_STR(row_figure_column("cost.per_operation.segments_out"), "cost_segments_out");
+	CHECK_STR(row_figure_column("cost_clients_cpu_us"), "cost_clients_cpu_us");
+	CHECK_STR(row_figure_column("result.ops_per_sec"), "ops_per_sec");
+	CHECK(row_figure_column("rep") == NULL && row_figure_column("cost.device") == NULL &&
+	      row_figure_column("nosuch") == NULL);
 
 	/* No JSON at all: failed, with what the sweep knows. */
 	const struct row_setting none[] = { { "backend", "tcp" }, { "exit_code", "2" },
@@ -463,6 +476,56 @@ static void comparisons(void)
 	strlist_free(&keys);
 }
 
+/* The layers of tests/data/layers.csv, worked out in its comments. */
+static void layers(void)
+{
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients,offload");
+	struct strlist levels = strlist_split("nop,pipe,unix,tcp:off,tcp:on");
+	struct layer_row *r;
+
+	CHECK(table_read(&t, TBENCH_SRCDIR "/tests/data/layers.csv", &err) == 0);
+	CHECK(summarize_any(&s, &t, &keys, "cost_cpu_us", &err) == 0);
+	size_t n = decompose(&r, &s, &levels);
+	CHECK_EQ_U(n, 8);
+	if (n == 8) {
+		const char *const names[] = { "harness", "copy_wakeup", "socket", "tcpip", "offload",
+					      "harness", "copy_wakeup", "tcp:off-pipe" };
+		const double means[] = { 1, 4, 3, 3, 2, 2, 5, 14 };
+		for (size_t i = 0; i < n; i++) {
+			CHECK_STR(r[i].name, names[i]);
+			CHECK_NEAR(r[i].mean, means[i], 1e-12);
+			CHECK_NEAR(r[i].top - r[i].bottom, means[i], 1e-12);   /* the stack */
+			CHECK_STR(r[i].clients, i < 5 ? "1" : "2");
+		}
+		CHECK_STR(r[2].label, "socket layer (unix − pipe)");
+		CHECK_STR(r[7].label, "tcp:off − pipe");
+		CHECK_NEAR(r[0].ci, 0, 1e-12);                          /* nop alone: no spread */
+		CHECK_NEAR(r[0].bottom, 0, 0);
+		/* pipe - nop: se = sqrt(1/3), df = 2: t = 4.303 */
+		CHECK_NEAR(r[1].df, 2, 1e-9);
+		CHECK_NEAR(r[1].ci, 4.3027 * sqrt(1.0 / 3), 1e-3);
+		/* unix - pipe: se = sqrt(2/3), df = 4: t = 2.776 */
+		CHECK_NEAR(r[2].df, 4, 1e-9);
+		CHECK_NEAR(r[2].ci, 2.7764 * sqrt(2.0 / 3), 1e-3);
+		/* tcp off - unix: variances of the means 4/3 and 1/3, df = (5/3)^2 / ((4/3)^2/2 + (1/3)^2/2) */
+		CHECK_NEAR(r[3].df, 50.0 / 17, 1e-9);
+		CHECK_NEAR(r[3].ci, stats_t_quantile(0.975, 50.0 / 17) * sqrt(5.0 / 3), 1e-9);
+		CHECK_NEAR(r[4].ci, r[3].ci, 1e-9);                     /* the same two variances */
+		CHECK_NEAR(r[4].bottom, 11, 0);
+		CHECK_NEAR(r[4].top, 13, 0);
+		CHECK(isnan(r[5].ci) && isnan(r[6].ci));                /* one nop run: no interval */
+		CHECK_NEAR(r[7].bottom, 7, 0);
+	}
+	layer_rows_free(r, n);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
+	strlist_free(&levels);
+}
+
 /* ---- CPU of a process tree ----------------------------------------------------- */
 
 static double own_cpu_s(void)
@@ -518,6 +581,7 @@ int main(void)
 	json_hostile();
 	rows();
 	summaries();
+	layers();
 	comparisons();
 	process_tree();
 	return test_done("test_stats");
