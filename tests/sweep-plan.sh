@@ -29,8 +29,10 @@ runs_and_order() {
 	# 18 x (2.5 + 1 + 1.5 s of start-up and recording) = 90 s
 	grep -q '^estimated time: 1m30s ' "$TL_TMP/out" && ok "estimated time 1m30s" ||
 		not_ok "estimated time: $(grep estimated "$TL_TMP/out")"
-	[ "$(sed -n 1p "$TL_TMP/runs")" = "[1/18] pipe clients=1 offload=n/a rep 1/2: $TBENCH -b pipe -t 2.5 --warmup 1 -q 1" ] &&
-		ok "first run and its command" || not_ok "first run: $(sed -n 1p "$TL_TMP/runs")"
+	[ "$(sed -n 1p "$TL_TMP/runs")" = "[1/18] pipe clients=1 offload=n/a rep 1/2: $TBENCH --netns -b pipe -t 2.5 --warmup 1 -q 1" ] &&
+		ok "first run and its command: in a namespace of its own" || not_ok "first run: $(sed -n 1p "$TL_TMP/runs")"
+	[ "$(sed -n 9p "$TL_TMP/runs" | cut -d: -f2-)" = " $TBENCH --netns --offload off -b tcp -t 2.5 --warmup 1 -q 4" ] &&
+		ok "tcp: tbench --netns sets the offloads" || not_ok "run 9: $(sed -n 9p "$TL_TMP/runs")"
 	[ "$(sed -n 9p "$TL_TMP/runs" | cut -d: -f1)" = "[9/18] tcp clients=4 offload=off rep 1/2" ] &&
 		ok "tcp once per offload setting" || not_ok "run 9: $(sed -n 9p "$TL_TMP/runs")"
 	[ "$(grep -n 'rep 2/2' "$TL_TMP/runs" | head -n 1 | cut -d: -f1)" = 10 ] &&
@@ -43,8 +45,8 @@ runs_and_order() {
 	plan --backends pipe --clients 2,1 --reps 1 --threads -- -c my.txt
 	grep -q 'client model threads' "$TL_TMP/out" && ok "--threads: client model threads" ||
 		not_ok "--threads: client model"
-	[ "$(cut -d: -f2- "$TL_TMP/runs")" = " $TBENCH -b pipe -t 10 --warmup 2 -q --threads -c my.txt 2
- $TBENCH -b pipe -t 10 --warmup 2 -q --threads -c my.txt 1" ] &&
+	[ "$(cut -d: -f2- "$TL_TMP/runs")" = " $TBENCH --netns -b pipe -t 10 --warmup 2 -q --threads -c my.txt 2
+ $TBENCH --netns -b pipe -t 10 --warmup 2 -q --threads -c my.txt 1" ] &&
 		ok "--threads and TBENCH-ARGS passed to tbench" || not_ok "commands: $(cat "$TL_TMP/runs")"
 }
 
@@ -54,6 +56,15 @@ offloads() {
 tcp clients=1 offload=on:tso=off:gso=off rep 1/1
 pipe clients=1 offload=n/a rep 1/1" ] && ok "--offload x --tso x --gso: cross product, tcp only" ||
 		not_ok "offload settings: $(cat "$TL_TMP/runs")"
+	grep -q -- "offload=on:tso=on:gso=off rep 1/1: $TBENCH --netns --tso on --gso off -b tcp " "$TL_TMP/runs" &&
+		grep -q -- "offload=on:tso=off:gso=off rep 1/1: $TBENCH --netns --offload off -b tcp " "$TL_TMP/runs" &&
+		ok "--tso and --gso apart when they differ, else --offload" || not_ok "tso/gso args: $(cat "$TL_TMP/runs")"
+	plan --backends tcp --clients 1 --reps 1 --offload off --gro on
+	grep -q -- "$TBENCH --netns --offload off --gro on -b tcp " "$TL_TMP/runs" && ok "--gro passed on" ||
+		not_ok "--gro: $(cat "$TL_TMP/runs")"
+	plan --backends tcp --clients 1 --reps 1 --offload off --veth
+	grep -q -- "$TBENCH -b tcp " "$TL_TMP/runs" && ok "--veth: no --netns (the sweep's namespaces, ethtool)" ||
+		not_ok "--veth: $(cat "$TL_TMP/runs")"
 	plan --backends tcp,pipe --clients 1 --reps 1 --all-offloads
 	grep -q 'pipe clients=1 offload=off' "$TL_TMP/runs" && ok "--all-offloads: pipe too" || not_ok "--all-offloads"
 	plan --backends tcp,pipe --clients 1 --reps 1 --net-backends pipe

@@ -1,6 +1,7 @@
-# tbench-sweep's network side (sourced, not run): private namespaces, the
-# veth pair and its tbench_srv, offloads set and read back with ethtool, and
-# the clean-up that leaves the host as it was.
+# tbench-sweep's network side (sourced, not run): for --veth and --dev,
+# private namespaces, the veth pair and its tbench_srv, offloads set and read
+# back with ethtool, and the clean-up that leaves the host as it was. The
+# default (loopback) mode needs none of it: each run is tbench --netns.
 #
 # What it has made, for net_cleanup to undo (the only state kept here):
 #   NET_NAMESPACES  namespaces created
@@ -17,6 +18,9 @@ NET_VETH_CLI=veth-cli
 NET_ADDR_SRV=10.199.0.1
 NET_ADDR_CLI=10.199.0.2
 NET_SRV_PORT=7003
+# Not a name ip netns allows: a new namespace for one command, as each
+# run of tbench --netns has (a user namespace too when not root).
+NET_NS_NEW=/new
 NET_NAMESPACES=()
 NET_SRV_PID=""
 NET_DEV_SAVED=()
@@ -24,7 +28,12 @@ NET_DEV_SAVED=()
 in_ns() { # NS CMD... ("" = the host's namespace)
 	local ns="$1"
 	shift
-	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
+	case "$ns" in
+	"") "$@" ;;
+	"$NET_NS_NEW")
+		if [ "$(id -u)" -eq 0 ]; then unshare --net "$@"; else unshare --user --map-root-user --net "$@"; fi ;;
+	*) ip netns exec "$ns" "$@" ;;
+	esac
 }
 
 kill_wait() { # PID: ask nicely, then insist
@@ -131,6 +140,7 @@ net_save_dev() { # DEV: its offloads, restored by net_cleanup
 net_setup() { # MODE MTU DEV SRV-LOG TBENCH_SRV [SRV-ARGS...]
 	local mode="$1" mtu="$2" dev="$3"
 	shift 3
+	[ "$mode" != lo ] || return 0
 	net_new_ns "$NET_NS"
 	case "$mode" in
 	veth) net_start_veth "$mtu" "$@" ;;
@@ -140,9 +150,14 @@ net_setup() { # MODE MTU DEV SRV-LOG TBENCH_SRV [SRV-ARGS...]
 
 # Where a backend's clients run and which devices its traffic crosses:
 # "ns|server|devs" (devs: "ns:dev" words; empty for a backend that crosses
-# no device, run with offload n/a).
+# no device, run with offload n/a, and in the loopback mode, where tbench
+# --netns makes the namespace and sets the offloads itself).
 net_route() { # MODE NET(0|1) BACKEND DEV SERVER
 	local cli="$NET_NS"
+	if [ "$1" = lo ]; then
+		echo "||"
+		return
+	fi
 	[ "$1" != veth ] || cli="$NET_NS_CLI"
 	if [ "$2" -eq 0 ]; then
 		echo "$cli||"
@@ -156,17 +171,21 @@ net_route() { # MODE NET(0|1) BACKEND DEV SERVER
 	esac
 }
 
-# Every device a run may use, with all its ethtool -k flags, as JSON.
+# Every device a run may use, with all its ethtool -k flags, as JSON; in the
+# loopback mode the lo of a new namespace, as each run starts with it.
 net_devices_json() { # MODE DEV
-	local list=("$NET_NS:lo") nd ns dev mtu driver entries=()
+	local list=("$NET_NS:lo") nd ns dev mtu driver name entries=()
+	[ "$1" != lo ] || list=("$NET_NS_NEW:lo")
 	[ "$1" != veth ] || list=("$NET_NS_CLI:lo" "$NET_NS_CLI:$NET_VETH_CLI" "$NET_NS_SRV:$NET_VETH_SRV")
 	[ "$1" != dev ] || list+=(":$2")
 	for nd in "${list[@]}"; do
 		ns="${nd%%:*}"
 		dev="${nd#*:}"
-		mtu="$(in_ns "$ns" cat "/sys/class/net/$dev/mtu" 2>/dev/null || true)"
+		mtu="$({ in_ns "$ns" ip -o link show dev "$dev" 2>/dev/null || true; } | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')"
 		driver="$({ in_ns "$ns" ethtool -i "$dev" 2>/dev/null || true; } | sed -n 's/^driver: //p')"
-		entries+=("$(jq -n --arg ns "${ns:-host}" --arg dev "$dev" --arg mtu "$mtu" --arg driver "$driver" \
+		name="${ns:-host}"
+		[ "$ns" != "$NET_NS_NEW" ] || name="each run's own (tbench --netns)"
+		entries+=("$(jq -n --arg ns "$name" --arg dev "$dev" --arg mtu "$mtu" --arg driver "$driver" \
 			--argjson flags "$(net_features_json "$ns" "$dev")" \
 			'{namespace: $ns, device: $dev, driver: $driver, mtu: ($mtu | tonumber? // null),
 			  offload_flags_at_start: $flags}')")
