@@ -130,7 +130,8 @@ static int replay(struct client *c)
 			} else if (op->sleep_us) {
 				sleep_ns(op->sleep_us * 1000ull);
 			}
-			uint64_t t = now_ns(), lat = t - t_start;
+			/* A TSC read may run a few ns ahead of the code before it. */
+			uint64_t t = now_ns(), lat = t > t_start ? t - t_start : 0;
 			t_prev = t;
 
 			int now_phase = atomic_load_explicit(&c->sh->phase, memory_order_relaxed);

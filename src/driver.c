@@ -577,6 +577,9 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 	/* Before any task starts: the counters follow those created after. */
 	if (cfg->cost)
 		cost_open(&d->cost, "lo");
+	/* Before any server or client starts: they all read the clock it chooses. */
+	if (clock_init(err) < 0)
+		return -1;
 	if (cfg->backend->start && cfg->backend->start(&cfg->bcfg, &d->backend_run, err) < 0)
 		return -1;
 	return 0;

@@ -177,6 +177,23 @@ static void json_latency(FILE *f, const struct histogram *h)
 		ms(hist_quantile(h, 0.99)), ms(hist_quantile(h, 0.999)), ms(h->max_ns));
 }
 
+/* The clock the timestamps came from; with the TSC, how far its time had
+ * drifted from CLOCK_MONOTONIC since the calibration (checked now, as the
+ * run has just ended). */
+static void json_clock(FILE *f)
+{
+	struct clock_check c;
+
+	clock_check(&c);
+	fprintf(f, "    \"clock\": { \"source\": \"%s\", \"why\": ", clock_source_name(c.source));
+	json_str(f, c.why);
+	if (c.source == CLOCK_SOURCE_TSC)
+		fprintf(f, ", \"calibration_error_ppm\": %.3f, \"checked_after_s\": %.3f },\n",
+			c.error_ppm, c.elapsed_s);
+	else
+		fprintf(f, ", \"calibration_error_ppm\": null, \"checked_after_s\": null },\n");
+}
+
 static void json_settings(FILE *f, const struct run_config *cfg, int argc, const char *const *argv)
 {
 	fprintf(f, "  \"settings\": {\n    \"backend\": ");
@@ -197,7 +214,9 @@ static void json_settings(FILE *f, const struct run_config *cfg, int argc, const
 		json_str(f, cfg->bcfg.server);
 	else
 		fputs("null", f);
-	fprintf(f, ",\n    \"command\": [");
+	fprintf(f, ",\n");
+	json_clock(f);
+	fprintf(f, "    \"command\": [");
 	for (int i = 0; i < argc; i++) {
 		fputs(i ? ", " : "", f);
 		json_str(f, argv[i]);

@@ -55,8 +55,8 @@ fi
 # src/ it needs, compiled here with coverage for libFuzzer.
 sources() {
 	case "$1" in
-	loadfile) echo tests/fuzz/fuzz_loadfile.c src/loadfile.c src/smb.c src/util.c ;;
-	frame) echo tests/fuzz/fuzz_frame.c src/wire.c src/util.c ;;
+	loadfile) echo tests/fuzz/fuzz_loadfile.c src/loadfile.c src/smb.c src/util.c src/clock.c ;;
+	frame) echo tests/fuzz/fuzz_frame.c src/wire.c src/util.c src/clock.c ;;
 	*) echo "run-fuzzers: unknown target '$1' (loadfile, frame)" >&2; return 2 ;;
 	esac
 }
