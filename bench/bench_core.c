@@ -1,9 +1,11 @@
 /* bench_core: the core's side-by-side benchmarks.
  *
  *  throughput  tbench's nop backend against a bare loop doing the same
- *              memcpy()s, and its pipe backend against a bare pipe
- *              ping-pong of the same sizes; interleaved A, B, A, B with the
- *              order swapped every repetition, same loadfile, same budget.
+ *              memcpy()s (and against that loop plus one read of tbench's
+ *              clock, or of clock_gettime(), an operation), and its pipe
+ *              backend against a bare pipe ping-pong of the same sizes;
+ *              interleaved, the order reversed every repetition, same
+ *              loadfile, same budget.
  *  parse       loadfile_read() of each file given, median of several runs.
  *  rss         resident memory of the real tbench binary at several client
  *              counts, threads and (optionally) --processes.
@@ -19,6 +21,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,11 +164,15 @@ static _Atomic unsigned bare_ready;
 /* Each bare client walks the parsed loadfile's own op array (the array
  * tbench's clients walk), sizes from op_send_bytes() with its client-name
  * extra, exactly the bytes tbench's client of the same number moves. */
+/* The clocks a bare loop can read once an operation: tbench's own
+ * (now_ns(), the TSC where clock_init() chose it) or clock_gettime(). */
+enum { CLOCK_NONE, CLOCK_RUN, CLOCK_GETTIME };
+
 struct bare_arg {
 	const struct op *op0;
 	size_t n;
 	uint32_t name_extra;
-	int with_clock;             /* diagnostic: also read the clock once an op */
+	int with_clock;             /* also read a clock once an op: CLOCK_RUN, CLOCK_GETTIME */
 	uint64_t clock_sink;
 	pthread_t thread;
 	uint64_t ops, bytes;        /* measured phase only */
@@ -214,6 +221,7 @@ static void *bare_nop_thread(void *p)
 	struct nop_bufs *b = calloc(1, sizeof(*b));
 	const struct op *begin = a->op0, *end = begin + a->n;
 	const uint32_t extra = a->name_extra;
+	const int with_clock = a->with_clock;
 	uint64_t ops = 0, ops_all = 0, bytes = 0, sink = 0;
 
 	if (!b)
@@ -232,8 +240,10 @@ static void *bare_nop_thread(void *p)
 				memcpy(b->dst, b->src, recv);
 				COMPILER_BARRIER();
 			}
-			if (a->with_clock)
+			if (with_clock == CLOCK_RUN)
 				sink += now_ns();
+			else if (with_clock == CLOCK_GETTIME)
+				sink += clock_gettime_ns();
 			BARE_COUNT(op, phase, ops, ops_all, bytes, out);
 		}
 	}
@@ -366,6 +376,7 @@ out:
  * time and other tenants' load do not change it; what the harness adds does. */
 struct sample {
 	double ops_per_sec, mb_per_sec, secs, ops_per_cpu;
+	bool measured;
 };
 
 static double cpu_secs(void)
@@ -418,7 +429,7 @@ static struct sample run_bare(const struct settings *s, const struct loadfile *l
 	double cpu = cpu_secs() - cpu0;
 	free(a);
 	double secs = (t1 - t0) / 1e9;
-	return (struct sample){ ops / secs, bytes / 1e6 / secs, secs, ops_all / cpu };
+	return (struct sample){ ops / secs, bytes / 1e6 / secs, secs, ops_all / cpu, true };
 }
 
 static struct sample run_tbench(const struct settings *s, const struct loadfile *lf,
@@ -442,14 +453,14 @@ static struct sample run_tbench(const struct settings *s, const struct loadfile 
 		 * of the end of the run". Reported, and the pair is repeated. */
 		fprintf(stderr, "bench_core: tbench -b %s %u failed: %s\n", backend, n, res.error);
 		run_result_free(&res);
-		return (struct sample){ -1, -1, 0, -1 };
+		return (struct sample){ -1, -1, 0, -1, true };
 	}
 	double cpu = cpu_secs() - cpu0;
 	uint64_t ops_all = 0;
 	for (unsigned i = 0; i < res.nclients; i++)
 		ops_all += res.clients[i].ops_all;
 	struct sample r = { res.ops / res.execute_secs, res.bytes / 1e6 / res.execute_secs,
-			    res.execute_secs, ops_all / cpu };
+			    res.execute_secs, ops_all / cpu, true };
 	run_result_free(&res);
 	return r;
 }
@@ -473,145 +484,314 @@ static int plausible(double ratio)
 	return ratio > 1 / 3.0 && ratio < 3.0;
 }
 
-/* Per benchmark and client count, one value per repetition. */
-struct series {
-	double bare[64], tb[64], bare_mb[64], tb_mb[64], ratio[64], cpu_ratio[64];
-	double clock[64], clock_ratio[64], clock_cpu_ratio[64];   /* nop only: bare + one clock read an op */
+/* The runs of one repetition: every benchmark has the bare loop and
+ * tbench; the nop one also the bare loop with one clock read an operation,
+ * of tbench's own clock and of clock_gettime(). */
+enum { V_BARE, V_CLOCK, V_GETTIME, V_TBENCH, NV };
+static const char *const variant_name[NV] = {
+	"bare", "bare+clock", "bare+clock_gettime", "tbench",
 };
+
+struct bench {
+	const char *backend, *bare;
+	double target;           /* tbench against the bare loop */
+	bool clocks;             /* also the bare loop with a clock read */
+};
+static const struct bench benches[] = {
+	{ "nop", "memcpy loop", 0.90, true }, { "pipe", "pipe ping-pong", 0.95, false },
+};
+enum { NB = sizeof(benches) / sizeof(benches[0]) };
+#define CLOCK_TARGET 0.95        /* nop against the bare loop plus the same clock read */
+
+/* Per benchmark and client count: each variant's sample of each repetition. */
+struct series {
+	struct sample v[NV][64];
+};
+
+/* The clock tbench and bare+clock read, as the CSV keeps it. */
+struct clock_note {
+	char what[256];          /* "tsc: why", or empty when not recorded */
+	double hz, error_ppm, elapsed_s;
+};
+
+static bool variant_runs(const struct bench *b, int v)
+{
+	return b->clocks || v == V_BARE || v == V_TBENCH;
+}
+
+static struct sample run_variant(const struct settings *s, const struct loadfile *lf,
+				 const struct bench *b, unsigned n, int v)
+{
+	static const int clock_of[NV] = { CLOCK_NONE, CLOCK_RUN, CLOCK_GETTIME, CLOCK_NONE };
+	return v == V_TBENCH ? run_tbench(s, lf, b->backend, n) :
+			       run_bare(s, lf, b->backend, n, clock_of[v]);
+}
+
+/* In variant order on even repetitions, reversed on odd ones: none always
+ * runs first. */
+static void measure_rep(const struct settings *s, const struct loadfile *lf,
+			const struct bench *b, unsigned n, unsigned rep, struct sample *out)
+{
+	for (int i = 0; i < NV; i++) {
+		int v = rep % 2 ? NV - 1 - i : i;
+		out[v] = variant_runs(b, v) ? run_variant(s, lf, b, n, v) : (struct sample){ 0 };
+	}
+}
+
+static bool rep_plausible(const struct sample *x)
+{
+	for (int v = V_BARE + 1; v < NV; v++)
+		if (x[v].measured && !plausible(x[v].ops_per_sec / x[V_BARE].ops_per_sec))
+			return false;
+	return true;
+}
+
+/* --from-csv: one repetition's rows; a variant without rows was not measured
+ * (older CSVs have no bare+clock_gettime). */
+static void rep_from_csv(const struct bench *b, unsigned n, unsigned rep, struct sample *out,
+			 unsigned *retried, unsigned *failed)
+{
+	for (int v = 0; v < NV; v++) {
+		const struct row *r = find_row("throughput", b->backend, n, rep + 1, variant_name[v]);
+		out[v] = r && r->n_v >= 4 && variant_runs(b, v) ?
+			 (struct sample){ r->v[0], r->v[1], r->v[2], r->v[3], true } : (struct sample){ 0 };
+	}
+	if (!out[V_BARE].measured || !out[V_TBENCH].measured)
+		die("--from-csv: no %s %u-client rows for repetition %u", b->backend, n, rep + 1);
+	for (size_t i = 0; i < n_rows; i++)
+		if (strcmp(rows[i].kind, "throughput") == 0 && strcmp(rows[i].bench, b->backend) == 0 &&
+		    rows[i].clients == n && rows[i].rep == rep + 1 &&
+		    strcmp(rows[i].variant, "discarded-tbench") == 0) {
+			(*retried)++;
+			*failed += rows[i].v[0] < 0;
+		}
+}
+
+/* Runs one repetition, again while one side looks starved by other load;
+ * the discarded rows stay in the CSV. */
+static void measure_plausible(const struct settings *s, const struct loadfile *lf,
+			      const struct bench *b, unsigned n, unsigned rep, struct sample *out,
+			      unsigned *retried, unsigned *failed)
+{
+	for (unsigned attempt = 0;; attempt++) {
+		measure_rep(s, lf, b, n, rep, out);
+		if (out[V_TBENCH].ops_per_sec < 0 && attempt == MAX_RETRIES)
+			die("tbench -b %s %u failed %u times in a row", b->backend, n, attempt + 1);
+		if (attempt == MAX_RETRIES || rep_plausible(out))
+			return;
+		fprintf(stderr, "rep %u %-4s %2u clients: ratio %.3f looks starved, repeating\n",
+			rep + 1, b->backend, n, out[V_TBENCH].ops_per_sec / out[V_BARE].ops_per_sec);
+		for (int v = 0; v < NV; v++) {
+			char name[48];
+			snprintf(name, sizeof(name), "discarded-%s", variant_name[v]);
+			if (out[v].measured)
+				csv_sample(s, b->backend, n, rep + 1, name, &out[v]);
+		}
+		(*retried)++;
+		*failed += out[V_TBENCH].ops_per_sec < 0;
+	}
+}
+
+static void log_rep(const struct bench *b, unsigned n, unsigned rep, const struct sample *x)
+{
+	const struct sample *bare = &x[V_BARE];
+
+	fprintf(stderr, "rep %u %-4s %2u clients: bare %9.0f ops/s", rep + 1, b->backend, n,
+		bare->ops_per_sec);
+	for (int v = V_BARE + 1; v < NV; v++)
+		if (x[v].measured)
+			fprintf(stderr, "  %s %9.0f (%.3f, per CPU-s %.3f)", variant_name[v],
+				x[v].ops_per_sec, x[v].ops_per_sec / bare->ops_per_sec,
+				x[v].ops_per_cpu / bare->ops_per_cpu);
+	fputc('\n', stderr);
+}
+
+/* Median over the repetitions of variant a against variant b, of ops/s or
+ * of operations per CPU-second; -1 when either was not measured. */
+static double median_ratio(const struct series *x, unsigned reps, int a, int b, bool cpu)
+{
+	double r[64];
+
+	for (unsigned i = 0; i < reps; i++) {
+		const struct sample *p = &x->v[a][i], *q = &x->v[b][i];
+		if (!p->measured || !q->measured)
+			return -1;
+		r[i] = cpu ? p->ops_per_cpu / q->ops_per_cpu : p->ops_per_sec / q->ops_per_sec;
+	}
+	return median(r, reps);
+}
+
+static double median_of(const struct series *x, unsigned reps, int v, bool mb)
+{
+	double r[64];
+
+	for (unsigned i = 0; i < reps; i++)
+		r[i] = mb ? x->v[v][i].mb_per_sec : x->v[v][i].ops_per_sec;
+	return median(r, reps);
+}
+
+/* A ratio cell: the figure, or – when not measured. */
+static void md_ratio(FILE *f, double r)
+{
+	if (r < 0)
+		fprintf(f, " – |");
+	else
+		fprintf(f, " %.3f |", r);
+}
+
+static void md_verdict(FILE *f, double r, double target)
+{
+	fprintf(f, " %s |", r < 0 ? "–" : r >= target ? "yes" : "**no**");
+}
+
+static void md_throughput(const struct settings *s, const struct loadfile *lf,
+			  struct series ser[][MAX_LIST], unsigned retried, unsigned failed)
+{
+	unsigned r = s->reps;
+
+	fprintf(s->md, "## Throughput: tbench against its bare limit\n\n"
+		"Loadfile: `%s` (%zu operations) for both sides; %u repetitions, "
+		"each run %g s warm-up + %g s measured, interleaved bare, tbench, bare, "
+		"tbench … (order reversed every repetition). ops/s = loadfile operations per "
+		"second, all clients; MB/s = counted payload (tbench's figure). "
+		"**ratio** = median of the per-repetition tbench/bare ratios of ops/s (the "
+		"target applies to it). CPU ratio = the same for operations per CPU-second "
+		"of the process, all its threads, user + system (not moved by how much CPU "
+		"other tenants left us; on a shared machine the fairer verdict). "
+		"Repetitions repeated because one side was starved (ratio off by more than 3x) "
+		"or the tbench run failed: %u, of them failed: %u.\n\n"
+		"| benchmark | clients | bare ops/s | tbench ops/s | bare MB/s | tbench MB/s "
+		"| ratio | target | met? | CPU ratio | met? (CPU) |\n"
+		"|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n",
+		s->loadfile, lf->n_ops, r, s->warmup, s->secs, retried, failed);
+	for (unsigned b = 0; b < NB; b++)
+		for (unsigned c = 0; c < s->n_clients; c++) {
+			const struct series *x = &ser[b][c];
+			double m = median_ratio(x, r, V_TBENCH, V_BARE, false);
+			double mc = median_ratio(x, r, V_TBENCH, V_BARE, true);
+			fprintf(s->md, "| %s vs bare %s | %u | %.0f | %.0f | %.0f | %.0f |",
+				benches[b].backend, benches[b].bare, s->clients[c],
+				median_of(x, r, V_BARE, false), median_of(x, r, V_TBENCH, false),
+				median_of(x, r, V_BARE, true), median_of(x, r, V_TBENCH, true));
+			md_ratio(s->md, m);
+			fprintf(s->md, " ≥ %.2f |", benches[b].target);
+			md_verdict(s->md, m, benches[b].target);
+			md_ratio(s->md, mc);
+			md_verdict(s->md, mc, benches[b].target);
+			fputc('\n', s->md);
+		}
+	fputc('\n', s->md);
+}
+
+static void md_clock(const struct settings *s, struct series ser[][MAX_LIST],
+		     const struct clock_note *clk)
+{
+	unsigned r = s->reps;
+
+	fprintf(s->md, "## The clock read per operation (nop)\n\n");
+	if (clk->what[0] && clk->hz > 0)
+		fprintf(s->md, "Clock of tbench and of bare+clock: **%s**; TSC %.3f MHz; at the end "
+			"(%.0f s after the calibration) its time differed from CLOCK_MONOTONIC by "
+			"%.3f ppm of the elapsed time.", clk->what, clk->hz / 1e6, clk->elapsed_s,
+			clk->error_ppm);
+	else if (clk->what[0])
+		fprintf(s->md, "Clock of tbench and of bare+clock: **%s**.", clk->what);
+	else
+		fprintf(s->md, "Clock of tbench and of bare+clock: not recorded in this CSV.");
+	fprintf(s->md, " bare+clock = the bare memcpy loop plus one read of that clock "
+		"(now_ns()) per operation, the one clock read per operation the design "
+		"requires; bare+clock_gettime = the same with clock_gettime(CLOCK_MONOTONIC) "
+		"instead (what that read costs on this machine). Medians of the "
+		"per-repetition ratios, ops/s and (CPU) operations per CPU-second.\n\n"
+		"| clients | bare+clock ops/s | tbench / bare+clock | target | met? | CPU | met? (CPU) "
+		"| bare+clock / bare | CPU | bare+clock_gettime / bare | CPU |\n"
+		"|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|\n");
+	for (unsigned b = 0; b < NB; b++)
+		for (unsigned c = 0; benches[b].clocks && c < s->n_clients; c++) {
+			const struct series *x = &ser[b][c];
+			double m = median_ratio(x, r, V_TBENCH, V_CLOCK, false);
+			double mc = median_ratio(x, r, V_TBENCH, V_CLOCK, true);
+			fprintf(s->md, "| %u | %.0f |", s->clients[c], median_of(x, r, V_CLOCK, false));
+			md_ratio(s->md, m);
+			fprintf(s->md, " ≥ %.2f |", CLOCK_TARGET);
+			md_verdict(s->md, m, CLOCK_TARGET);
+			md_ratio(s->md, mc);
+			md_verdict(s->md, mc, CLOCK_TARGET);
+			md_ratio(s->md, median_ratio(x, r, V_CLOCK, V_BARE, false));
+			md_ratio(s->md, median_ratio(x, r, V_CLOCK, V_BARE, true));
+			md_ratio(s->md, median_ratio(x, r, V_GETTIME, V_BARE, false));
+			md_ratio(s->md, median_ratio(x, r, V_GETTIME, V_BARE, true));
+			fputc('\n', s->md);
+		}
+	fputc('\n', s->md);
+}
+
+/* The clock as it was at the end of the measurements, into the CSV (a
+ * comma would split the field: the reason's become semicolons). */
+static void clock_note_now(const struct settings *s, struct clock_note *clk)
+{
+	struct clock_check c;
+
+	clock_check(&c);
+	*clk = (struct clock_note){ .hz = clock_state.tsc_hz, .error_ppm = c.error_ppm,
+				    .elapsed_s = c.elapsed_s };
+	snprintf(clk->what, sizeof(clk->what), "%s: %s", clock_source_name(c.source), c.why);
+	for (char *p = clk->what; (p = strchr(p, ',')); )
+		*p = ';';
+	if (s->csv)
+		fprintf(s->csv, "clock,%s,,,,%.0f,%.4f,%.3f,\n", clk->what, clk->hz, clk->error_ppm,
+			clk->elapsed_s);
+}
+
+/* The last clock row of the CSV; none in CSVs older than it. */
+static void clock_note_from_csv(struct clock_note *clk)
+{
+	*clk = (struct clock_note){ .what = "" };
+	for (size_t i = 0; i < n_rows; i++)
+		if (strcmp(rows[i].kind, "clock") == 0 && rows[i].n_v >= 3) {
+			*clk = (struct clock_note){ .hz = rows[i].v[0], .error_ppm = rows[i].v[1],
+						    .elapsed_s = rows[i].v[2] };
+			snprintf(clk->what, sizeof(clk->what), "%s", rows[i].bench);
+		}
+}
 
 static void throughput(const struct settings *s)
 {
-	static const struct { const char *backend, *bare; double target; } benches[] = {
-		{ "nop", "memcpy loop", 0.8 }, { "pipe", "pipe ping-pong", 0.95 },
-	};
-	enum { NB = sizeof(benches) / sizeof(benches[0]) };
 	static struct series ser[NB][MAX_LIST];
 	struct loadfile lf;
 	struct errbuf err;
+	struct clock_note clk;
 	unsigned retried = 0, failed = 0;
 
 	if (loadfile_read(s->loadfile, NULL, &lf, &err) < 0)
 		die("%s", err.msg);
-	for (unsigned rep = 0; rep < s->reps; rep++) {
-		for (unsigned b = 0; b < NB; b++) {
-			for (unsigned c = 0; c < s->n_clients; c++) {
-				const char *be = benches[b].backend;
-				unsigned n = s->clients[c];
-				int nop = b == 0;
-				struct sample sb, st, sc = { 0 };
-				if (s->from_csv) {
-					const struct row *rb = find_row("throughput", be, n, rep + 1, "bare");
-					const struct row *rt = find_row("throughput", be, n, rep + 1, "tbench");
-					const struct row *rc = find_row("throughput", be, n, rep + 1, "bare+clock");
-					if (!rb || !rt || (nop && !rc) || rb->n_v < 4 || rt->n_v < 4)
-						die("--from-csv: no %s %u-client rows for repetition %u", be, n, rep + 1);
-					sb = (struct sample){ rb->v[0], rb->v[1], rb->v[2], rb->v[3] };
-					st = (struct sample){ rt->v[0], rt->v[1], rt->v[2], rt->v[3] };
-					if (nop)
-						sc = (struct sample){ rc->v[0], rc->v[1], rc->v[2], rc->v[3] };
-					for (size_t i = 0; i < n_rows; i++)
-						if (strcmp(rows[i].kind, "throughput") == 0 &&
-						    strcmp(rows[i].bench, be) == 0 && rows[i].clients == n &&
-						    rows[i].rep == rep + 1 &&
-						    strcmp(rows[i].variant, "discarded-tbench") == 0) {
-							retried++;
-							failed += rows[i].v[0] < 0;
-						}
-				} else for (unsigned attempt = 0;; attempt++) {
-					/* A, B then B, A: neither always runs first. */
-					if (rep % 2 == 0) {
-						sb = run_bare(s, &lf, be, n, 0);
-						if (nop)
-							sc = run_bare(s, &lf, be, n, 1);
-						st = run_tbench(s, &lf, be, n);
-					} else {
-						st = run_tbench(s, &lf, be, n);
-						if (nop)
-							sc = run_bare(s, &lf, be, n, 1);
-						sb = run_bare(s, &lf, be, n, 0);
-					}
-					if (st.ops_per_sec < 0 && attempt == MAX_RETRIES)
-						die("tbench -b %s %u failed %u times in a row", be, n, attempt + 1);
-					if (attempt == MAX_RETRIES || (plausible(st.ops_per_sec / sb.ops_per_sec) &&
-					    (!nop || plausible(sc.ops_per_sec / sb.ops_per_sec))))
-						break;
-					/* One side was starved by other load: redo the pair, keep the raw row. */
-					fprintf(stderr, "rep %u %-4s %2u clients: ratio %.3f looks starved, repeating\n",
-						rep + 1, be, n, st.ops_per_sec / sb.ops_per_sec);
-					csv_sample(s, be, n, rep + 1, "discarded-bare", &sb);
-					if (nop)
-						csv_sample(s, be, n, rep + 1, "discarded-bare+clock", &sc);
-					csv_sample(s, be, n, rep + 1, "discarded-tbench", &st);
-					retried++;
-					failed += st.ops_per_sec < 0;
-				}
-				struct series *x = &ser[b][c];
-				x->bare[rep] = sb.ops_per_sec;
-				x->tb[rep] = st.ops_per_sec;
-				x->bare_mb[rep] = sb.mb_per_sec;
-				x->tb_mb[rep] = st.mb_per_sec;
-				x->ratio[rep] = st.ops_per_sec / sb.ops_per_sec;
-				x->cpu_ratio[rep] = st.ops_per_cpu / sb.ops_per_cpu;
-				if (nop) {
-					x->clock[rep] = sc.ops_per_sec;
-					x->clock_ratio[rep] = sc.ops_per_sec / sb.ops_per_sec;
-					x->clock_cpu_ratio[rep] = sc.ops_per_cpu / sb.ops_per_cpu;
-				}
-				if (s->from_csv)
-					continue;
-				fprintf(stderr, "rep %u %-4s %2u clients: bare %9.0f ops/s  tbench %9.0f ops/s  "
-					"ratio %.3f  (per CPU-s: %.3f)", rep + 1, be, n, sb.ops_per_sec,
-					st.ops_per_sec, x->ratio[rep], x->cpu_ratio[rep]);
-				if (nop)
-					fprintf(stderr, "  bare+clock %9.0f ops/s (%.3f, per CPU-s %.3f)",
-						sc.ops_per_sec, x->clock_ratio[rep], x->clock_cpu_ratio[rep]);
-				fputc('\n', stderr);
-				csv_sample(s, be, n, rep + 1, "bare", &sb);
-				if (nop)
-					csv_sample(s, be, n, rep + 1, "bare+clock", &sc);
-				csv_sample(s, be, n, rep + 1, "tbench", &st);
-				if (s->csv)
-					fflush(s->csv);
-			}
-		}
-	}
-	if (s->md) {
-		unsigned r = s->reps;
-		fprintf(s->md, "## Throughput: tbench against its bare limit\n\n"
-			"Loadfile: `%s` (%zu operations) for both sides; %u repetitions, "
-			"each run %g s warm-up + %g s measured, interleaved bare, tbench, bare, "
-			"tbench … (order swapped every repetition). ops/s = loadfile operations per "
-			"second, all clients; MB/s = counted payload (tbench's figure). "
-			"**ratio** = median of the per-repetition tbench/bare ratios of ops/s (the "
-			"target applies to it). CPU ratio = the same for operations per CPU-second "
-			"of the process, all its threads, user + system (not moved by how much CPU "
-			"other tenants left us; on a shared machine the fairer verdict). "
-			"bare+clock = the bare memcpy loop plus one clock_gettime(CLOCK_MONOTONIC) "
-			"per operation, the one clock read per operation the design requires "
-			"(diagnostic, nop only). Pairs repeated because one side was starved "
-			"(ratio off by more than 3x) or the tbench run failed: %u, of them failed: %u.\n\n"
-			"| benchmark | clients | bare ops/s | tbench ops/s | bare MB/s | tbench MB/s "
-			"| ratio | target | met? | CPU ratio | met? (CPU) | bare+clock ops/s | bare+clock/bare "
-			"| bare+clock/bare CPU |\n"
-			"|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|\n",
-			s->loadfile, lf.n_ops, r, s->warmup, s->secs, retried, failed);
+	for (unsigned rep = 0; rep < s->reps; rep++)
 		for (unsigned b = 0; b < NB; b++)
 			for (unsigned c = 0; c < s->n_clients; c++) {
-				struct series *x = &ser[b][c];
-				double m = median(x->ratio, r), mc = median(x->cpu_ratio, r);
-				fprintf(s->md, "| %s vs bare %s | %u | %.0f | %.0f | %.0f | %.0f | %.3f "
-					"| ≥ %.2f | %s | %.3f | %s |", benches[b].backend, benches[b].bare,
-					s->clients[c], median(x->bare, r), median(x->tb, r),
-					median(x->bare_mb, r), median(x->tb_mb, r), m,
-					benches[b].target, m >= benches[b].target ? "yes" : "**no**",
-					mc, mc >= benches[b].target ? "yes" : "**no**");
-				if (b == 0)
-					fprintf(s->md, " %.0f | %.3f | %.3f |\n", median(x->clock, r),
-						median(x->clock_ratio, r), median(x->clock_cpu_ratio, r));
-				else
-					fprintf(s->md, " – | – | – |\n");
+				const struct bench *be = &benches[b];
+				unsigned n = s->clients[c];
+				struct sample x[NV];
+				if (s->from_csv) {
+					rep_from_csv(be, n, rep, x, &retried, &failed);
+				} else {
+					measure_plausible(s, &lf, be, n, rep, x, &retried, &failed);
+					log_rep(be, n, rep, x);
+					for (int v = 0; v < NV; v++)
+						if (x[v].measured)
+							csv_sample(s, be->backend, n, rep + 1, variant_name[v], &x[v]);
+					if (s->csv)
+						fflush(s->csv);
+				}
+				for (int v = 0; v < NV; v++)
+					ser[b][c].v[v][rep] = x[v];
 			}
-		fputc('\n', s->md);
+	if (s->from_csv)
+		clock_note_from_csv(&clk);
+	else
+		clock_note_now(s, &clk);
+	if (s->md) {
+		md_throughput(s, &lf, ser, retried, failed);
+		md_clock(s, ser, &clk);
 	}
 	loadfile_free(&lf);
 }
@@ -999,6 +1179,10 @@ int main(int argc, char **argv)
 	if (!s.loadfile)
 		s.loadfile = TBENCH_SRCDIR "/loadfiles/default.txt";
 	signal(SIGPIPE, SIG_IGN);
+	/* Now, once: tbench's runs and the bare+clock loop read the same clock. */
+	struct errbuf err;
+	if (clock_init(&err) < 0)
+		die("%s", err.msg);
 
 	if (s.do_parse)
 		parse_times(&s);

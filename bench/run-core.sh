@@ -7,11 +7,12 @@
 #   memory of tbench at 1, 64 and 512 clients.
 #
 # Run from the build directory (`make bench` does), or set BUILDDIR.
-# Writes OUT/bench-core.md (tables) and OUT/bench-core.csv (raw numbers);
-# OUT defaults to the source tree's results/. If OUT/bench-core-notes.md
+# Writes OUT/NAME.md (tables) and OUT/NAME.csv (raw numbers); OUT defaults
+# to the source tree's results/, NAME to bench-core. If OUT/NAME-notes.md
 # exists it is appended to the tables (the analysis of the last run).
 #
-# Settings (environment): REPS (7), SECS (1.5) measured seconds per run,
+# Settings (environment): NAME (bench-core), LOADFILE (the default loadfile:
+# what the throughput runs replay), REPS (7), SECS (1.5) measured seconds per run,
 # WARMUP (0.5), CLIENTS (1,2,16), RSS_CLIENTS (1,64,512), RSS_SECS (3),
 # PARSE_RUNS (9), PROCESSES (1: also measure --processes memory),
 # DBENCH_LOADFILE (/usr/share/dbench/client.txt), PARTS (parse,throughput,rss:
@@ -28,6 +29,8 @@ out=${OUT:-$srcdir/results}
 bench=$builddir/bench/bench_core
 tbench=$builddir/tbench
 default_lf=$srcdir/loadfiles/default.txt
+loadfile=${LOADFILE:-$default_lf}
+name=${NAME:-bench-core}
 dbench_lf=${DBENCH_LOADFILE:-/usr/share/dbench/client.txt}
 
 reps=${REPS:-7}
@@ -49,9 +52,10 @@ die() {
 [[ -x $bench ]] || die "$bench is missing: run 'make bench' (or 'make bench/bench_core') in the build directory"
 [[ -x $tbench ]] || die "$tbench is missing: run 'make' in the build directory first"
 [[ -r $default_lf ]] || die "$default_lf is missing"
+[[ -r $loadfile ]] || die "LOADFILE $loadfile cannot be read"
 mkdir -p "$out"
 
-args=(--loadfile "$default_lf" --reps "$reps" --secs "$secs" --warmup "$warmup"
+args=(--loadfile "$loadfile" --reps "$reps" --secs "$secs" --warmup "$warmup"
 	--clients "$clients" --parse-runs "$parse_runs" --parse "$default_lf"
 	--tbench "$tbench" --rss-clients "$rss_clients" --rss-secs "$rss_secs")
 if [[ -r $dbench_lf ]]; then
@@ -67,7 +71,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-csv=$out/bench-core.csv
+csv=$out/$name.csv
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 # The CSV is written as the run goes: a run that dies still leaves its numbers.
 if [[ $append != 1 && -n $parts ]]; then
@@ -89,6 +93,7 @@ done
 
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
+tsc_flags=$(awk '/^flags/ { for (i = 3; i <= NF; i++) if ($i ~ /tsc/) printf "%s ", $i; exit }' /proc/cpuinfo)
 commit=$(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ! git -C "$srcdir" diff --quiet HEAD -- src backends 2>/dev/null; then
 	commit="$commit + uncommitted changes in src/ or backends/"
@@ -97,21 +102,22 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 {
 	printf '# tbench core benchmarks\n\n'
-	printf -- '- Machine: %s, %s CPUs, kernel %s, clocksource %s\n' \
-		"$cpu" "$(nproc)" "$(uname -r)" "$clocksource"
+	printf -- '- Machine: %s, %s CPUs, kernel %s, clocksource %s, TSC flags: %s\n' \
+		"$cpu" "$(nproc)" "$(uname -r)" "$clocksource" "${tsc_flags% }"
 	printf -- '- Date: %s; tree: %s; load average at the end: %s (a shared machine)\n' \
 		"$started" "$commit" "$load"
 	bt='`'
 	printf -- '- Build: %s../configure CFLAGS="-O2 -g" && make && make bench%s (out of tree)\n' "$bt" "$bt"
-	printf -- '- Command: %sbench/run-core.sh%s = %sbench/bench_core' "$bt" "$bt" "$bt"
+	printf -- '- Command: %sNAME=%s LOADFILE=%s PARTS=%s CLIENTS=%s REPS=%s bench/run-core.sh%s = %sbench/bench_core' \
+		"$bt" "$name" "$loadfile" "$parts" "$clients" "$reps" "$bt" "$bt"
 	printf ' %q' "${args[@]}"
 	printf '%s\n' "$bt"
-	printf -- '- Raw numbers: bench-core.csv (kind, benchmark, clients, rep, variant, then: ops/s, MB/s, '
+	printf -- '- Raw numbers: %s.csv (kind, benchmark, clients, rep, variant, then: ops/s, MB/s, ' "$name"
 	printf 'measured s, ops per CPU-s for throughput; ms for parse; max RSS, VmHWM, tree Rss, tree Pss '
-	printf 'in KiB for rss)\n\n'
+	printf 'in KiB for rss; TSC Hz, ppm off CLOCK_MONOTONIC, s since calibration for clock)\n\n'
 	cat "$tmp/tables.md"
-	if [[ -r $out/bench-core-notes.md ]]; then
-		cat "$out/bench-core-notes.md"
+	if [[ -r $out/$name-notes.md ]]; then
+		cat "$out/$name-notes.md"
 	fi
-} >"$out/bench-core.md"
-printf 'run-core.sh: wrote %s and %s\n' "$out/bench-core.md" "$out/bench-core.csv"
+} >"$out/$name.md"
+printf 'run-core.sh: wrote %s and %s\n' "$out/$name.md" "$csv"
