@@ -252,7 +252,7 @@ const struct backend backend_tcp = {
 	.name = "tcp",
 	.summary = "TCP to tbench_srv at SERVER:" WIRE_PORT_STRING
 		   ", or to its own server on 127.0.0.1 (default)",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS,
 	.check = tcp_check,
 	.start = tcp_start,
 	.open = tcp_open,

@@ -157,6 +157,7 @@ static int unix_open(void *run, const struct backend_config *cfg, unsigned clien
 const struct backend backend_unix = {
 	.name = "unix",
 	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
+	.flags = BACKEND_RECONNECTS,
 	.check = unix_check,
 	.start = unix_start,
 	.open = unix_open,

@@ -25,6 +25,7 @@ struct backend_config {
 enum backend_flags {
 	BACKEND_TAKES_SERVER = 1 << 0,   /* accepts a SERVER argument */
 	BACKEND_TCP = 1 << 1,            /* its bytes travel as TCP segments: network counters apply */
+	BACKEND_RECONNECTS = 1 << 2,     /* close() and open() again make a new connection (--reconnect) */
 };
 
 struct backend {

@@ -13,6 +13,7 @@
 
 struct client {
 	const struct run_config *cfg;
+	void *backend_run;
 	struct shared *sh;
 	struct slot *slot;
 	struct pass_time *passes;   /* PASS_TIMES of them, or NULL */
@@ -103,6 +104,21 @@ static uint64_t before_op(struct client *c, struct rate *rate, const struct op *
 	return now;
 }
 
+/* --reconnect: the connection closed and opened again, timed as an
+ * operation of its own (Connect), as netperf's TCP_CRR does. */
+static uint64_t reconnect(struct client *c, uint64_t t_start, struct errbuf *err)
+{
+	const struct backend *be = c->cfg->backend;
+
+	be->close(c->conn);
+	c->conn = NULL;
+	if (be->open(c->backend_run, &c->cfg->bcfg, c->id, &c->conn, err) < 0)
+		return 0;
+	uint64_t t = now_ns();
+	hist_record(&c->slot->stats.op[OP_CONNECT], t - t_start);
+	return t;
+}
+
 static int replay(struct client *c)
 {
 	const struct run_config *cfg = c->cfg;
@@ -113,6 +129,8 @@ static int replay(struct client *c)
 	const uint32_t name_extra = client_name_extra(c->id);
 	int phase = atomic_load(&c->sh->phase);
 	uint64_t t_prev = now_ns(), lines = 0;
+	const unsigned every = cfg->reconnect;
+	unsigned until_reconnect = every;
 	struct rate rate = { 0, 0 };
 	struct errbuf err;
 
@@ -124,6 +142,11 @@ static int replay(struct client *c)
 			atomic_store_explicit(&slot->lines, lines + op->line, memory_order_relaxed);
 			atomic_store_explicit(&slot->op_start_ns, t_start, memory_order_relaxed);
 			uint32_t send = op_send_bytes(op, name_extra);
+			if (every && op->exchanges && --until_reconnect == 0) {
+				until_reconnect = every;
+				if (!(t_start = reconnect(c, t_start, &err)))
+					return client_fail(c, op, &err);
+			}
 			if (op->exchanges) {
 				if (exchange(c->conn, send, op->recv, &err) < 0)
 					return client_fail(c, op, &err);
@@ -184,7 +207,7 @@ static void linger(struct client *c)
 int client_main(const struct run_config *cfg, void *backend_run, struct shared *sh,
 		struct pass_time *passes, unsigned id)
 {
-	struct client c = { cfg, sh, &sh->slot[id], passes, id, NULL };
+	struct client c = { cfg, backend_run, sh, &sh->slot[id], passes, id, NULL };
 	const struct backend *be = cfg->backend;
 	struct errbuf err;
 	int rc = -1;
@@ -205,7 +228,8 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 	atomic_store(&c.slot->finished_ns, now_ns());
 	if (rc == 0 && cfg->run_once && cfg->cost)
 		linger(&c);
-	be->close(c.conn);
+	if (c.conn)   /* none when --reconnect's open failed */
+		be->close(c.conn);
 	record_cpu(&c.slot->stats, cfg->bcfg.processes && cfg->clients_per_process <= 1 ?
 		   RUSAGE_SELF : RUSAGE_THREAD);
 	if (rc == 0)

@@ -515,7 +515,7 @@ static int collect(struct driver *d, struct run_result *res)
 		res->cpu_clients_sys += st->cpu_sys;
 		for (int op = 0; op < OP_COUNT; op++) {
 			hist_merge(&res->op[op], &st->op[op]);
-			if (op != OP_SLEEP)
+			if (op != OP_SLEEP && op != OP_CONNECT)   /* the loadfile's operations */
 				hist_merge(&res->all, &st->op[op]);
 		}
 	}

@@ -22,6 +22,7 @@ struct run_config {
 	bool warmup_exact;       /* warm-up lasts exactly `warmup`, counted bytes or not */
 	double target_rate;      /* MB/sec per client; 0: as fast as it goes */
 	double timeout;          /* seconds an exchange may take before the run fails; 0: none */
+	unsigned reconnect;      /* a new connection every N operations, timed as Connect; 0: never */
 	bool run_once;           /* one pass of the loadfile per client */
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
 	bool quiet;              /* no progress lines */

@@ -46,7 +46,7 @@ static int usage_error(poptContext pc, const char *what)
 
 /* Values popt parsed that must still be in range. */
 static const char *check_ranges(const struct options *o, double timelimit, double warmup,
-				int warmup_given, long per_process)
+				int warmup_given, long per_process, long reconnect)
 {
 	const struct run_config *r = &o->run;
 
@@ -60,6 +60,8 @@ static const char *check_ranges(const struct options *o, double timelimit, doubl
 		return "--timeout must be a number of seconds, 0 (none) or more";
 	if (per_process < 1 || per_process > MAX_CLIENTS)
 		return "--clients-per-process must be a whole number from 1 to 65536";
+	if (reconnect < 0 || reconnect > 1000000000)
+		return "--reconnect must be a whole number of operations, 1 or more";
 	return NULL;
 }
 
@@ -76,7 +78,7 @@ struct raw {
 	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
 	int per_client, sync_open, sync_dirs, unused, cost, netns;
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
-	long per_process, trunc_io;
+	long per_process, trunc_io, reconnect;
 	char *server_opt;
 };
 
@@ -138,6 +140,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "fail the run when an exchange takes longer (default 60; 0: never)", "SECS" },
 		{ "strict", 0, POPT_ARG_NONE, &w->strict, 0,
 		  "refuse loadfile lines dbench would skip or guess at", NULL },
+		{ "reconnect", 0, POPT_ARG_LONG, &w->reconnect, 0,
+		  "a new connection every N operations, timed as Connect (1: as netperf's TCP_CRR)", "N" },
 		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0,
 		  "tcp: copy reply bodies to user space (default: the kernel drops them, as dbench)", NULL },
 		{ "netns", 0, POPT_ARG_NONE, &w->netns, 0,
@@ -260,7 +264,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 			 MAX_CLIENTS, nclients);
 		return usage_error(pc, what);
 	}
-	const char *bad = check_ranges(o, w->timelimit, w->warmup, w->warmup_given, w->per_process);
+	const char *bad = check_ranges(o, w->timelimit, w->warmup, w->warmup_given, w->per_process,
+				       w->reconnect);
 	if (bad)
 		return usage_error(pc, bad);
 	if (w->threads && w->processes)
@@ -281,6 +286,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->warmup_exact = w->warmup_given || w->run_once;
 	r->warmup = w->warmup_given ? w->warmup : w->run_once ? 0 : floor(w->timelimit / 5);
 	r->clients_per_process = (unsigned)w->per_process;
+	r->reconnect = (unsigned)w->reconnect;
 	r->bcfg.nclients *= (unsigned)w->per_process;
 	r->bcfg.processes = !w->threads;
 	r->bcfg.copy_replies = w->copy_replies;

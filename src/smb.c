@@ -24,6 +24,7 @@ static const struct {
 	[OP_UNLOCKX]   = { "UnlockX", "UnlockX" },
 	[OP_FLUSH]     = { "Flush", "Flush" },
 	[OP_SLEEP]     = { "Sleep", "Sleep" },
+	[OP_CONNECT]   = { "Connect", "Connect" },
 };
 
 const char *smb_keyword(enum smb_op op) { return names[op].keyword; }
@@ -31,7 +32,7 @@ const char *smb_report_name(enum smb_op op) { return names[op].report; }
 
 int smb_op_from_token(const char *word, size_t len, enum smb_op *op)
 {
-	for (int i = 0; i < OP_COUNT; i++) {
+	for (int i = 0; i < OP_CONNECT; i++) {   /* the loadfile's operations only */
 		if (strlen(names[i].keyword) == len && memcmp(word, names[i].keyword, len) == 0) {
 			*op = (enum smb_op)i;
 			return 0;
@@ -72,7 +73,7 @@ struct smb_sizes smb_size(enum smb_op op, const struct smb_args *a)
 		s.payload = a->ret_size; break;
 	case OP_LOCKX: case OP_UNLOCKX:
 		s.send = 39 + 12;                   s.recv = 39; break;
-	case OP_DELTREE: case OP_SLEEP: case OP_COUNT:
+	case OP_DELTREE: case OP_SLEEP: case OP_CONNECT: case OP_COUNT:
 		s.exchanges = 0; break;
 	}
 	return s;

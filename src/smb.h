@@ -12,6 +12,7 @@ enum smb_op {
 	OP_NTCREATEX, OP_CLOSE, OP_RENAME, OP_UNLINK, OP_DELTREE, OP_MKDIR,
 	OP_RMDIR, OP_QPATHINFO, OP_QFILEINFO, OP_QFSINFO, OP_SFILEINFO,
 	OP_FIND, OP_WRITEX, OP_READX, OP_LOCKX, OP_UNLOCKX, OP_FLUSH, OP_SLEEP,
+	OP_CONNECT,     /* not in loadfiles: a new connection every --reconnect N operations */
 	OP_COUNT
 };
 

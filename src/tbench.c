@@ -101,6 +101,15 @@ static int prepare(struct options *o, struct loadfile *lf, const char **note)
 			name, o->run.bcfg.server);
 		return -1;
 	}
+	if (o->run.reconnect && !(o->run.backend->flags & BACKEND_RECONNECTS)) {
+		fprintf(stderr, "tbench: --reconnect: backend %s cannot open a new connection on its "
+			"own; use one that can: ", name);
+		for (size_t i = 0; backends[i]; i++)
+			if (backends[i]->flags & BACKEND_RECONNECTS)
+				fprintf(stderr, "%s ", backends[i]->name);
+		fprintf(stderr, "\n");
+		return -1;
+	}
 	struct errbuf why;
 	if (o->run.backend->check && o->run.backend->check(&o->run.bcfg, &why) < 0) {
 		fprintf(stderr, "tbench: %s\n", why.msg);

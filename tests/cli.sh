@@ -102,6 +102,22 @@ output_format() {
 	check "warns that the figure is a prefix" grep -q '^Warning: in the execute phase a client replayed as few as [0-9]* of the [0-9]* operations' "$TL_TMP/out"
 }
 
+# --reconnect N: a new connection every N operations, timed as Connect.
+reconnect() {
+	local backend
+	for backend in tcp unix; do
+		expect_exit 0 "$backend --reconnect 1" "$TBENCH" -b "$backend" 2 --reconnect 1 --run-once -q \
+			-c "$TINY" --json "$TL_TMP/rc.json"
+		check "$backend: one Connect per exchange" jq -e '
+			([.operations[] | select(.name == "Connect") | .count] | add) ==
+			([.operations[] | select(.name != "Connect" and .name != "Deltree") | .count] | add)' "$TL_TMP/rc.json"
+	done
+	expect_exit 0 "tcp --reconnect 3, threads" "$TBENCH" -b tcp 2 --reconnect 3 --threads -t 2 --warmup 0 -q -c "$TINY"
+	check "Connect in the table" grep -Eq '^ Connect +[0-9]+ ' "$TL_TMP/out"
+	expect_exit 2 "pipe --reconnect" "$TBENCH" -b pipe 1 --reconnect 2 -t 1
+	check "says which backends can" grep -q 'use one that can: tcp unix' "$TL_TMP/err"
+}
+
 show_execute_time() {
 	expect_exit 0 "--run-once --show-execute-time" "$TBENCH" -b pipe 4 --run-once --show-execute-time -c "$TINY"
 	local n
@@ -145,6 +161,7 @@ bad_loadfiles
 bad_values
 dbench_options
 output_format
+reconnect
 show_execute_time
 interrupt
 tl_done
