@@ -192,11 +192,12 @@ static int listen_error(const char *host, unsigned port, struct errbuf *err)
 }
 
 /* A listening TCP socket, or -1 with errno. dual: the IPv6 wildcard,
- * taking IPv4 too whatever net.ipv6.bindv6only says. */
-static int tcp_listener(const struct sockaddr *sa, socklen_t len, bool dual)
+ * taking IPv4 too whatever net.ipv6.bindv6only says. protocol: 0 (TCP) or
+ * IPPROTO_MPTCP, whose listener takes plain TCP peers as well. */
+static int tcp_listener(const struct sockaddr *sa, socklen_t len, bool dual, int protocol)
 {
 	int one = 1, zero = 0;
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, protocol);
 
 	if (fd < 0)
 		return -1;
@@ -228,16 +229,16 @@ static int name_listener(struct server *s, struct errbuf *err)
 
 /* As dbench: every address. IPv6's wildcard takes IPv4 as well; where the
  * host has no IPv6, IPv4's wildcard alone. */
-static int listen_everywhere(struct server *s, unsigned port, struct errbuf *err)
+static int listen_everywhere(struct server *s, unsigned port, int protocol, struct errbuf *err)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
 				   .sin6_addr = IN6ADDR_ANY_INIT };
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_ANY) };
 
-	s->lfd = tcp_listener((struct sockaddr *)&a6, sizeof(a6), true);
+	s->lfd = tcp_listener((struct sockaddr *)&a6, sizeof(a6), true, protocol);
 	if (s->lfd < 0 && errno != EADDRINUSE && errno != EACCES)
-		s->lfd = tcp_listener((struct sockaddr *)&a4, sizeof(a4), false);
+		s->lfd = tcp_listener((struct sockaddr *)&a4, sizeof(a4), false, protocol);
 	if (s->lfd < 0)
 		return listen_error("every address", port, err);
 	s->every_address = true;
@@ -255,13 +256,17 @@ static int listen_tcp(struct server *s, struct errbuf *err)
 	struct addrinfo *res;
 	char host[256];
 	long portnum;
+	int protocol = s->cfg.mptcp ? IPPROTO_MPTCP : 0;
 
 	if (parse_long_range(port, 0, 65535, &portnum) < 0) {
 		err_set(err, "--port %s: not a port number from 0 to 65535 (0: any free port)", port);
 		return SERVER_BAD_CONFIG;
 	}
+	int missing = s->cfg.mptcp ? server_mptcp_check(err) : 0;
+	if (missing < 0)
+		return missing;
 	if (!want)
-		return listen_everywhere(s, (unsigned)portnum, err);
+		return listen_everywhere(s, (unsigned)portnum, protocol, err);
 	/* "[::1]" as well as "::1". */
 	size_t n = strlen(want);
 	if (n >= 2 && want[0] == '[' && want[n - 1] == ']' && n - 2 < sizeof(host))
@@ -274,11 +279,38 @@ static int listen_tcp(struct server *s, struct errbuf *err)
 			gai_strerror(gai));
 		return SERVER_BAD_CONFIG;
 	}
-	s->lfd = tcp_listener(res->ai_addr, res->ai_addrlen, false);   /* the first address only */
+	s->lfd = tcp_listener(res->ai_addr, res->ai_addrlen, false, protocol);   /* the first address only */
 	freeaddrinfo(res);
 	if (s->lfd < 0)
 		return listen_error(host, (unsigned)portnum, err);
 	return name_listener(s, err);
+}
+
+int server_mptcp_check(struct errbuf *err)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_MPTCP);
+	char enabled[8] = "";
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EPROTONOSUPPORT && errno != ENOPROTOOPT && errno != EINVAL)
+		return err_errno(err, "creating an MPTCP socket");
+	int saved = errno;
+	FILE *f = fopen("/proc/sys/net/mptcp/enabled", "r");
+	if (f) {
+		if (!fgets(enabled, sizeof(enabled), f))
+			enabled[0] = '\0';
+		fclose(f);
+	}
+	if (enabled[0] == '0')
+		err_set(err, "MPTCP is turned off in this network namespace (net.mptcp.enabled "
+			"is 0): turn it on with sysctl -w net.mptcp.enabled=1");
+	else
+		err_set(err, "this kernel has no MPTCP (socket(IPPROTO_MPTCP): %s): it needs "
+			"Linux 5.6 or later built with CONFIG_MPTCP", strerror(saved));
+	return SERVER_BAD_CONFIG;
 }
 
 /* A socket file left by a server that died is removed; a live one is not. */
@@ -558,10 +590,12 @@ static int spawn_process(struct server *s, int fd, unsigned long id, const char 
 	return 0;
 }
 
+/* A connection process has nothing to save: SIGKILL ends it even when it
+ * is stopped (SIGSTOP) or stuck, so the stop never waits for ever. */
 static void close_processes(struct server *s)
 {
 	for (size_t i = 0; i < s->nkids; i++)
-		kill(s->kids[i], SIGTERM);
+		kill(s->kids[i], SIGKILL);
 	reap(s, true);
 }
 
@@ -790,13 +824,22 @@ void server_request_stop(struct server *s)
 	}
 }
 
+/* SIGTERM, and SIGCONT in case it was stopped; SIGKILL after a few
+ * seconds if it still has not gone: the run's end never hangs on it. */
 static void stop_listener(struct server *s)
 {
 	if (kill(s->listener, SIGTERM) < 0 && errno != ESRCH)
 		log_always(s, "stopping the server process %d: %s", (int)s->listener,
 			   strerror(errno));
-	while (waitpid(s->listener, NULL, 0) < 0 && errno == EINTR)
-		;
+	kill(s->listener, SIGCONT);
+	for (int waited_ms = 0;; waited_ms += 10) {
+		pid_t r = waitpid(s->listener, NULL, WNOHANG);
+		if (r != 0 && !(r < 0 && errno == EINTR))
+			break;
+		if (waited_ms == STOP_WAIT_SECS * 1000)
+			kill(s->listener, SIGKILL);
+		sleep_ns(10000000);
+	}
 	s->listener = 0;
 }
 

@@ -7,14 +7,14 @@
 # valid JSON file (or a clear error that it could not be written): never a
 # hang, an orphan, a truncated file or exit 0.
 #
-#   tests/faults.sh                  tcp and pipe (make check)
+#   tests/faults.sh                  tcp, pipe and unix (make check)
 #   tests/faults.sh --all --table F  every backend; a markdown table in F
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"
 SRV="${top_builddir:-.}/tbench_srv"
 
-BACKENDS=(tcp pipe)
+BACKENDS=(tcp pipe unix)
 TABLE=
 while [ $# -gt 0 ]; do
 	case "$1" in
