@@ -1,5 +1,6 @@
 #include "config.h"
 #include "cost.h"
+#include "procfs.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -128,20 +129,13 @@ static void read_perf(const struct cost *c, struct cost_sample *s)
 
 /* --- tasks, from /proc --------------------------------------------------- */
 
-/* The parent of a process, from /proc/PID/stat (after the command's ')'). */
 static pid_t parent_of(pid_t pid)
 {
-	char path[64], buf[512];
+	char path[64];
+	struct proc_stat st;
+
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	int ppid;
-	return p && sscanf(p + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : -1;
+	return proc_stat_read(path, &st) == 0 ? st.ppid : -1;
 }
 
 /* Adds one task's CPU time and switches to a group. */
@@ -152,23 +146,16 @@ static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 
 	if (!ticks)
 		ticks = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	struct proc_stat st;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	if (proc_stat_read(path, &st) < 0)
 		return;   /* gone already */
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	unsigned long utime, stime;
-	char *p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-			 &utime, &stime) != 2)
-		return;
-	t->user_s += (double)utime / ticks;
-	t->sys_s += (double)stime / ticks;
+	t->user_s += (double)st.utime / ticks;
+	t->sys_s += (double)st.stime / ticks;
 	t->tasks++;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
-	if (!(f = fopen(path, "r")))
+	FILE *f = fopen(path, "r");
+	if (!f)
 		return;
 	unsigned long long v;
 	while (fgets(buf, sizeof(buf), f)) {
