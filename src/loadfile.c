@@ -257,6 +257,10 @@ static int path_field(struct parser *p, enum smb_op type, int field, const struc
 	char buf[SHOWN * 4 + 4];
 
 	if (t->len && t->s[0] == '/') {
+		if (p->dirlen + t->len >= WIRE_LIMIT)   /* never a valid frame; and no 32-bit wrap */
+			return fail(p, "%s: field '%s' is a path of %zu bytes, over the wire limit of %d",
+				    smb_keyword(type), fields[type].names[field], p->dirlen + t->len,
+				    WIRE_LIMIT - 1);
 		*len = (uint32_t)(p->dirlen + t->len);
 		*refs += p->dir_refs + count_client_name(t->s, t->len);
 		return 0;

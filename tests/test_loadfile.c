@@ -224,6 +224,19 @@ static void test_errors(void)
 	bad_with("Sleep 5\n", NULL, 1, "no operations");
 	bad_with("SMBopenX 1 2\n", NULL, 1, "dbench 1 loadfile");
 
+	{   /* a path no frame can carry, whatever the mode (and no 32-bit wrap) */
+		size_t n = WIRE_LIMIT + 16;
+		char *line = malloc(n + 64);
+		CHECK(line != NULL);
+		if (line) {
+			int k = snprintf(line, n + 64, "Mkdir \"\\");
+			memset(line + k, 'a', n);
+			snprintf(line + k + n, 64, "\" NT_STATUS_OK\n");
+			bad_with(line, NULL, 1, "over the wire limit");
+			free(line);
+		}
+	}
+
 	/* What dbench takes leniently, --strict refuses. */
 	bad("Frobnicate 1 NT_STATUS_OK\n", 1, "unknown operation 'Frobnicate'");
 	bad("# comment\n\nClose NT_STATUS_OK\n", 3, "missing field 'fnum'");
