@@ -22,6 +22,7 @@ struct server_config {
 	const char *private_dir;   /* with unix_path: its directory, made for it: removed with it */
 	const struct sockopts *opts;  /* applied to every accepted socket; may be NULL */
 	bool processes;            /* a process per connection (and per server_start) */
+	bool mptcp;                /* listen with IPPROTO_MPTCP: MPTCP peers, and TCP ones as TCP */
 	unsigned max_clients;      /* connections at once, beyond which one is refused; 0: no limit */
 	unsigned timeout_secs;     /* drop a peer idle or too slow this long; 0: never */
 	const char *log_prefix;    /* starts every log line, e.g. "tbench_srv" */
@@ -42,6 +43,11 @@ enum { SERVER_BAD_CONFIG = -2 };
 /* Bind and listen. 0; -1 when the system refused (err says what to do);
  * SERVER_BAD_CONFIG when the config cannot work. */
 int server_listen(const struct server_config *cfg, struct server **out, struct errbuf *err);
+
+/* Whether this kernel and network namespace can make MPTCP sockets: 0;
+ * SERVER_BAD_CONFIG with err naming what is missing (the kernel's support,
+ * or net.mptcp.enabled); -1 when the system refused for another reason. */
+int server_mptcp_check(struct errbuf *err);
 
 /* "[::]:7003", "127.0.0.1:7003", "[::1]:7003" or the socket path; the port
  * chosen; whether it is every address of the host. */

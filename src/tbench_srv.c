@@ -1,6 +1,7 @@
 /* tbench_srv: answer tbench's wire protocol on TCP (every address, port
- * 7003, by default) or a unix socket, until SIGTERM or SIGINT. The engine
- * is server.c; this file is its command line. */
+ * 7003, by default), MPTCP (--mptcp, which takes TCP peers too) or a unix
+ * socket, until SIGTERM or SIGINT. The engine is server.c; this file is
+ * its command line. */
 #include "config.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@ enum { SPARE_FDS = 64 };
 struct srv_options {
 	struct server_config cfg;
 	char *port, *listen, *unix_path, *tcp_options, *max, *timeout;   /* popt's copies: ours to free */
-	int quiet;
+	int quiet, mptcp;
 };
 
 static void free_options(struct srv_options *o)
@@ -87,6 +88,8 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 		  "listen on this address only, IPv4 or IPv6 (default: every address)", "ADDR" },
 		{ "unix", 'u', POPT_ARG_STRING, &o->unix_path, 0,
 		  "listen on a unix socket at PATH instead of TCP", "PATH" },
+		{ "mptcp", 0, POPT_ARG_NONE, &o->mptcp, 0,
+		  "listen with MPTCP (plain TCP peers still served, as TCP)", NULL },
 		{ "fork", 0, POPT_ARG_NONE, NULL, OPT_FORK,
 		  "a process per connection (the default, as dbench)", NULL },
 		{ "threads", 0, POPT_ARG_NONE, NULL, OPT_THREADS,
@@ -137,6 +140,9 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 		return usage_error(pc, bad);
 	if (o->unix_path && (o->listen || o->port))
 		return usage_error(pc, "--unix listens on a socket path: drop --listen and --port");
+	if (o->unix_path && o->mptcp)
+		return usage_error(pc, "--mptcp is for TCP: drop --unix or --mptcp");
+	o->cfg.mptcp = o->mptcp;
 	o->cfg.port = o->port;
 	o->cfg.listen = o->listen;
 	o->cfg.unix_path = o->unix_path;
@@ -196,8 +202,8 @@ static int serve(struct srv_options *o)
 		server_request_stop(s);
 	if (!o->quiet) {
 		/* Scripts wait for this line; with --port 0 it is how they learn the port. */
-		printf("tbench_srv: listening on %s (%s%s per connection)\n", server_address(s),
-		       server_on_every_address(s) ? "every address; " : "",
+		printf("tbench_srv: listening on %s (%s%s%s per connection)\n", server_address(s),
+		       server_on_every_address(s) ? "every address; " : "", o->mptcp ? "MPTCP; " : "",
 		       o->cfg.processes ? "a process" : "a thread");
 		fflush(stdout);
 	}
