@@ -20,7 +20,11 @@ struct backend_config {
 	unsigned nclients;
 	bool processes;           /* clients are processes: so are the servers a backend brings */
 	bool copy_replies;        /* copy reply bodies to user space (tcp discards them by default, as dbench) */
+	const char *zerocopy_threshold;  /* tcp-zc: smallest request sent with MSG_ZEROCOPY, or NULL */
 };
+
+/* Counts of a backend's own, e.g. sends that were really zero-copy. */
+enum { BACKEND_COUNTERS = 6 };
 
 enum backend_flags {
 	BACKEND_TAKES_SERVER = 1 << 0,   /* accepts a SERVER argument */
@@ -45,6 +49,12 @@ struct backend {
 	/* Optional: check the command line's settings before anything starts;
 	 * a failure is bad usage (exit 2), e.g. an unknown -T option. */
 	int (*check)(const struct backend_config *cfg, struct errbuf *err);
+	/* Optional: adds the connection's own counts to `sum`, named by
+	 * counter_names (NULL-terminated, at most BACKEND_COUNTERS). Called
+	 * before every close(); the driver adds up every client's, over the
+	 * whole run, for --json and --cost. */
+	void (*counters)(void *conn, uint64_t sum[BACKEND_COUNTERS]);
+	const char *const *counter_names;
 };
 
 #endif

@@ -104,14 +104,24 @@ static uint64_t before_op(struct client *c, struct rate *rate, const struct op *
 	return now;
 }
 
+/* The backend's own counts of a connection, kept before it closes. */
+static void close_conn(struct client *c)
+{
+	const struct backend *be = c->cfg->backend;
+
+	if (be->counters)
+		be->counters(c->conn, c->slot->stats.backend);
+	be->close(c->conn);
+	c->conn = NULL;
+}
+
 /* --reconnect: the connection closed and opened again, timed as an
  * operation of its own (Connect), as netperf's TCP_CRR does. */
 static uint64_t reconnect(struct client *c, uint64_t t_start, struct errbuf *err)
 {
 	const struct backend *be = c->cfg->backend;
 
-	be->close(c->conn);
-	c->conn = NULL;
+	close_conn(c);
 	if (be->open(c->backend_run, &c->cfg->bcfg, c->id, &c->conn, err) < 0)
 		return 0;
 	uint64_t t = now_ns();
@@ -229,7 +239,7 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 	if (rc == 0 && cfg->run_once && cfg->cost)
 		linger(&c);
 	if (c.conn)   /* none when --reconnect's open failed */
-		be->close(c.conn);
+		close_conn(&c);
 	record_cpu(&c.slot->stats, cfg->bcfg.processes && cfg->clients_per_process <= 1 ?
 		   RUSAGE_SELF : RUSAGE_THREAD);
 	if (rc == 0)

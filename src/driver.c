@@ -513,6 +513,8 @@ static int collect(struct driver *d, struct run_result *res)
 		res->wire_bytes += st->wire_bytes;
 		res->cpu_clients_user += st->cpu_user;
 		res->cpu_clients_sys += st->cpu_sys;
+		for (int k = 0; k < BACKEND_COUNTERS; k++)
+			res->backend[k] += st->backend[k];
 		for (int op = 0; op < OP_COUNT; op++) {
 			hist_merge(&res->op[op], &st->op[op]);
 			if (op != OP_SLEEP && op != OP_CONNECT)   /* the loadfile's operations */

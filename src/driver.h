@@ -45,6 +45,7 @@ struct client_stats {
 	uint64_t passes;         /* whole passes of the loadfile */
 	uint64_t wire_bytes;     /* bytes sent and received, execute phase */
 	double cpu_user, cpu_sys;  /* the client's own CPU seconds */
+	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), whole run */
 	struct histogram op[OP_COUNT];
 };
 
@@ -65,6 +66,7 @@ struct run_result {
 	double cpu_user, cpu_sys;          /* whole run: every thread and child */
 	double cpu_clients_user, cpu_clients_sys;
 	uint64_t wire_bytes;               /* execute phase, every client */
+	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), every client, whole run */
 	struct cost cost;                  /* with cfg->cost: the execute phase's start and end */
 };
 

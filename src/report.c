@@ -345,6 +345,21 @@ static void json_cost(FILE *f, const struct run_config *cfg, const struct run_re
 	fprintf(f, " }\n  },\n");
 }
 
+/* The backend's own counts, for the whole run: null when it keeps none. */
+static void json_backend_counters(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	const char *const *names = cfg->backend->counter_names;
+
+	if (!cfg->backend->counters || !names) {
+		fprintf(f, "  \"backend_counters\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"backend_counters\": {");
+	for (int i = 0; i < BACKEND_COUNTERS && names[i]; i++)
+		fprintf(f, "%s \"%s\": %llu", i ? "," : "", names[i], (unsigned long long)res->backend[i]);
+	fprintf(f, " },\n");
+}
+
 /* --cost: one short block after the Throughput line. */
 void report_cost(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		 const struct run_result *res)
@@ -390,6 +405,13 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct report_opti
 		per_op(res, net_delta(c, NET_DEV_TX_PACKETS)),
 		ro->netns && ro->netns->entered ? "" :
 		"  (shared namespace: other traffic counts too; --netns for a private one)");
+	if (cfg->backend->counters && cfg->backend->counter_names) {
+		fprintf(f, "  backend ");
+		for (int i = 0; i < BACKEND_COUNTERS && cfg->backend->counter_names[i]; i++)
+			fprintf(f, " %s %llu", cfg->backend->counter_names[i],
+				(unsigned long long)res->backend[i]);
+		fprintf(f, "  (%s's own counts: whole run, every client)\n", cfg->backend->name);
+	}
 	/* Each reason once, with every counter it applies to. */
 	for (int i = 0; i < PERF_N; i++) {
 		bool first = true;
@@ -440,6 +462,7 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	json_netns(f, ro ? ro->netns : NULL);
 	json_result(f, res);
 	json_cost(f, cfg, res);
+	json_backend_counters(f, cfg, res);
 	fprintf(f, "  \"operations\": [");
 	for (int i = 0, first = 1; i < OP_COUNT; i++) {
 		if (res->op[i].count == 0 || i == OP_SLEEP)
