@@ -53,24 +53,29 @@ static int send_frame(int fd, const uint8_t *hdr, size_t hdrlen, size_t total,
 	}
 }
 
-static void put_request(uint8_t *hdr, uint32_t send, uint32_t recv)
+void wire_put_request(uint8_t *hdr, uint32_t send, uint32_t recv)
 {
 	put_be32(hdr, send - 4);
 	put_be32(hdr + 4, recv - 4);
 }
 
-int wire_exchange(int wfd, int rfd, uint8_t *buf, uint32_t send, uint32_t recv,
-		  const char *peer, struct errbuf *err)
+int wire_send_request(int fd, uint32_t send, uint32_t recv, const char *peer, struct errbuf *err)
 {
 	uint8_t hdr[WIRE_HEADER];
+
+	wire_put_request(hdr, send, recv);
+	if (send_frame(fd, hdr, send < WIRE_HEADER ? send : WIRE_HEADER, send, 0) < 0)
+		return err_errno(err, "sending %u bytes to %s", send, peer);
+	return 0;
+}
+
+/* Usually the whole reply arrives in one read; the header is checked as
+ * soon as it is in, so a peer out of step is caught, not waited for. */
+static int receive_reply(int rfd, uint8_t *buf, uint32_t recv, const char *peer,
+			 struct errbuf *err)
+{
 	size_t got = 0;
 
-	put_request(hdr, send, recv);
-	if (send_frame(wfd, hdr, send < WIRE_HEADER ? send : WIRE_HEADER, send, 0) < 0)
-		return err_errno(err, "sending %u bytes to %s", send, peer);
-
-	/* Usually the whole reply arrives in one read; the header is checked as
-	 * soon as it is in, so a peer out of step is caught, not waited for. */
 	while (got < recv) {
 		ssize_t n = read(rfd, buf + got, recv - got);
 		if (n <= 0) {
@@ -87,6 +92,14 @@ int wire_exchange(int wfd, int rfd, uint8_t *buf, uint32_t send, uint32_t recv,
 		got += (size_t)n;
 	}
 	return 0;
+}
+
+int wire_exchange(int wfd, int rfd, uint8_t *buf, uint32_t send, uint32_t recv,
+		  const char *peer, struct errbuf *err)
+{
+	if (wire_send_request(wfd, send, recv, peer, err) < 0)
+		return -1;
+	return receive_reply(rfd, buf, recv, peer, err);
 }
 
 /* All `len` bytes (MSG_WAITALL returns short only on a signal). -1 with
@@ -109,15 +122,11 @@ static int recv_all(int fd, uint8_t *buf, size_t len, int flags, size_t *got)
 	return 0;
 }
 
-int wire_exchange_discard(int fd, uint8_t *buf, uint32_t send, uint32_t recv,
-			  const char *peer, struct errbuf *err)
+static int receive_reply_discard(int fd, uint8_t *buf, uint32_t recv, const char *peer,
+				 struct errbuf *err)
 {
-	uint8_t hdr[WIRE_HEADER];
 	size_t got, body = recv - 4;
 
-	put_request(hdr, send, recv);
-	if (send_frame(fd, hdr, send < WIRE_HEADER ? send : WIRE_HEADER, send, 0) < 0)
-		return err_errno(err, "sending %u bytes to %s", send, peer);
 	if (recv_all(fd, buf, 4, MSG_WAITALL, &got) < 0)
 		return err_errno(err, "receiving %u-byte reply from %s (got %zu)", recv, peer, got);
 	if (get_be32(buf) != body)
@@ -130,13 +139,28 @@ int wire_exchange_discard(int fd, uint8_t *buf, uint32_t send, uint32_t recv,
 	return 0;
 }
 
+int wire_exchange_discard(int fd, uint8_t *buf, uint32_t send, uint32_t recv,
+			  const char *peer, struct errbuf *err)
+{
+	if (wire_send_request(fd, send, recv, peer, err) < 0)
+		return -1;
+	return receive_reply_discard(fd, buf, recv, peer, err);
+}
+
+int wire_stream_receive(struct wire_stream *c, uint32_t recv, struct errbuf *err)
+{
+	if (c->discard_replies)
+		return receive_reply_discard(c->fd, c->buf, recv, c->peer, err);
+	return receive_reply(c->fd, c->buf, recv, c->peer, err);
+}
+
 int wire_stream_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err)
 {
 	struct wire_stream *c = conn;
 
-	if (c->discard_replies)
-		return wire_exchange_discard(c->fd, c->buf, send, recv, c->peer, err);
-	return wire_exchange(c->fd, c->fd, c->buf, send, recv, c->peer, err);
+	if (wire_send_request(c->fd, send, recv, c->peer, err) < 0)
+		return -1;
+	return wire_stream_receive(c, recv, err);
 }
 
 void wire_stream_close(void *conn)

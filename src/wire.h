@@ -25,6 +25,12 @@ extern const uint8_t wire_zeros[WIRE_LIMIT];
 
 /* ---- client side: one request and its reply --------------------------- */
 
+/* A request's 8-byte header; the whole request (header, zero filler) sent
+ * with one writev (more only when the socket buffer is full). */
+void wire_put_request(uint8_t *hdr, uint32_t send, uint32_t recv);
+int wire_send_request(int fd, uint32_t send, uint32_t recv, const char *peer,
+		      struct errbuf *err);
+
 /* The reply is copied into `buf` (WIRE_LIMIT bytes), read as it comes: any
  * file descriptors (pipes, sockets). `peer` names the other end in errors
  * ("pipe server 3"). */
@@ -46,6 +52,8 @@ struct wire_stream {
 	uint8_t buf[WIRE_LIMIT];
 };
 int wire_stream_exchange(void *conn, uint32_t send, uint32_t recv, struct errbuf *err);
+/* The reply alone, for a backend that sends its requests its own way. */
+int wire_stream_receive(struct wire_stream *c, uint32_t recv, struct errbuf *err);
 void wire_stream_close(void *conn);
 
 /* ---- server side ------------------------------------------------------ */
