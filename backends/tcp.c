@@ -24,42 +24,50 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "server.h"
 #include "sockopt.h"
-#include "wire.h"
+#include "tcp.h"
 
 enum { CONNECT_TIMEOUT_SECS = 5 };
 
+const struct tcp_flavour tcp_plain = { .name = "tcp", .local_server_first = true };
+
 struct tcp_run {
+	const struct tcp_flavour *fl;
 	struct server *srv;          /* our own, when no SERVER was given */
 	struct addrinfo *ai;         /* where every client connects */
 	struct sockopts opts;
 	char addr[160];              /* "127.0.0.1:7003", "[::1]:7003" */
 	char peer[192];              /* "tcp server 127.0.0.1:7003", for errors */
+	char log_prefix[48];         /* "tbench: tcp server", our own server's */
 };
 
 /* SERVER, when given, must name a host: a name that does not resolve is
  * bad input. A resolver that is down is not: start() reports that. */
-static int check_server(const struct backend_config *cfg, struct errbuf *err);
+static int check_server(const char *backend, const struct backend_config *cfg, struct errbuf *err);
 
-/* Everything a run needs from the command line, checked before it starts. */
-static int tcp_check(const struct backend_config *cfg, struct errbuf *err)
+int tcp_check_as(const struct tcp_flavour *fl, const struct backend_config *cfg, struct errbuf *err)
 {
 	struct sockopts opts;
 	const char *spec = cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT;
 	long port;
 
 	if (cfg->port && parse_long_range(cfg->port, cfg->server ? 1 : 0, 65535, &port) < 0)
-		return err_set(err, "tcp: --port %s: not a port number from %d to 65535",
-			       cfg->port, cfg->server ? 1 : 0);
+		return err_set(err, "%s: --port %s: not a port number from %d to 65535",
+			       fl->name, cfg->port, cfg->server ? 1 : 0);
 	if (sockopts_parse_tcp(spec, &opts, err) < 0) {
 		struct errbuf why = *err;
-		return err_set(err, "tcp: -T %s: %s", spec, why.msg);
+		return err_set(err, "%s: -T %s: %s", fl->name, spec, why.msg);
 	}
 	if (cfg->unix_path)
-		return err_set(err, "tcp: --unix is for the unix backend: add -b unix, or drop it");
-	return cfg->server ? check_server(cfg, err) : 0;
+		return err_set(err, "%s: --unix is for the unix backend: add -b unix, or drop it",
+			       fl->name);
+	return cfg->server ? check_server(fl->name, cfg, err) : 0;
+}
+
+static int tcp_check(const struct backend_config *cfg, struct errbuf *err)
+{
+	return tcp_check_as(&tcp_plain, cfg, err);
 }
 
 static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
@@ -68,16 +76,18 @@ static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
 	struct server_config sc = {
 		.listen = "127.0.0.1", .port = cfg->port ? cfg->port : "0",
 		.opts = &r->opts, .processes = cfg->processes,
-		.log_prefix = "tbench: tcp server", .log_fd = 2,
+		.mptcp = r->fl->protocol == IPPROTO_MPTCP,
+		.log_prefix = r->log_prefix, .log_fd = 2,
 	};
 	struct errbuf why;
 
+	snprintf(r->log_prefix, sizeof(r->log_prefix), "tbench: %s server", r->fl->name);
 	if (server_listen(&sc, &r->srv, &why) < 0)
-		return err_set(err, "tcp: starting tbench's own server: %s%s", why.msg,
+		return err_set(err, "%s: starting tbench's own server: %s%s", r->fl->name, why.msg,
 			       cfg->port ? " (to use a tbench_srv already on that port, give "
 			       "SERVER: 127.0.0.1)" : "");
 	if (server_start(r->srv, &why) < 0)
-		return err_set(err, "tcp: %s", why.msg);
+		return err_set(err, "%s: %s", r->fl->name, why.msg);
 	snprintf(port, portlen, "%u", server_port(r->srv));
 	return 0;
 }
@@ -100,13 +110,13 @@ static struct addrinfo resolve_hints(void)
 	};
 }
 
-static int resolve_error(const char *host, int gai, struct errbuf *err)
+static int resolve_error(const char *backend, const char *host, int gai, struct errbuf *err)
 {
-	return err_set(err, "tcp: SERVER %s: %s (give a host name, an IPv4 or an IPv6 "
-		       "address)", host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+	return err_set(err, "%s: SERVER %s: %s (give a host name, an IPv4 or an IPv6 "
+		       "address)", backend, host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
 }
 
-static int check_server(const struct backend_config *cfg, struct errbuf *err)
+static int check_server(const char *backend, const struct backend_config *cfg, struct errbuf *err)
 {
 	struct addrinfo hints = resolve_hints(), *ai;
 	char name[256];
@@ -119,7 +129,7 @@ static int check_server(const struct backend_config *cfg, struct errbuf *err)
 	}
 	if (gai == EAI_AGAIN || gai == EAI_FAIL || gai == EAI_MEMORY || gai == EAI_SYSTEM)
 		return 0;
-	return resolve_error(cfg->server, gai, err);
+	return resolve_error(backend, cfg->server, gai, err);
 }
 
 static int resolve(struct tcp_run *r, const char *host, const char *port, struct errbuf *err)
@@ -130,13 +140,13 @@ static int resolve(struct tcp_run *r, const char *host, const char *port, struct
 	strip_brackets(host, name, sizeof(name));
 	int gai = getaddrinfo(name, port, &hints, &r->ai);
 	if (gai)
-		return resolve_error(host, gai, err);
+		return resolve_error(r->fl->name, host, gai, err);
 	snprintf(r->addr, sizeof(r->addr), strchr(name, ':') ? "[%s]:%s" : "%s:%s", name, port);
-	snprintf(r->peer, sizeof(r->peer), "tcp server %s", r->addr);
+	snprintf(r->peer, sizeof(r->peer), "%s server %s", r->fl->name, r->addr);
 	return 0;
 }
 
-static void tcp_stop(void *run)
+void tcp_stop(void *run)
 {
 	struct tcp_run *r = run;
 
@@ -149,9 +159,9 @@ static void tcp_stop(void *run)
 static int connect_error(const struct tcp_run *r, struct errbuf *err)
 {
 	if (errno == EINPROGRESS || errno == EAGAIN || errno == ETIMEDOUT)
-		return err_set(err, "tcp: connecting to %s: no answer within %d s (is the host "
-			       "up and the port open?)", r->addr, CONNECT_TIMEOUT_SECS);
-	return err_set(err, "tcp: connecting to %s: %s%s", r->addr, strerror(errno),
+		return err_set(err, "%s: connecting to %s: no answer within %d s (is the host "
+			       "up and the port open?)", r->fl->name, r->addr, CONNECT_TIMEOUT_SECS);
+	return err_set(err, "%s: connecting to %s: %s%s", r->fl->name, r->addr, strerror(errno),
 		       errno == ECONNREFUSED && !r->srv ? " (is tbench_srv running there? start "
 		       "it, or omit SERVER to use tbench's own)" : "");
 }
@@ -162,15 +172,15 @@ static int connect_error(const struct tcp_run *r, struct errbuf *err)
 static int connect_one(const struct tcp_run *r, const struct addrinfo *ai, struct errbuf *err)
 {
 	struct timeval limit = { CONNECT_TIMEOUT_SECS, 0 }, none = { 0, 0 };
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, r->fl->protocol);
 
 	if (fd < 0)
-		return err_errno(err, "tcp: creating a socket for %s", r->addr);
+		return err_errno(err, "%s: creating a socket for %s", r->fl->name, r->addr);
 	/* Before connect(): buffer sizes decide the window scale of the handshake. */
 	if (sockopts_apply(fd, &r->opts, err) < 0) {
 		struct errbuf why = *err;
 		close(fd);
-		return err_set(err, "tcp: -T: %s", why.msg);
+		return err_set(err, "%s: -T: %s", r->fl->name, why.msg);
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit)) < 0 ||
 	    connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
@@ -193,8 +203,8 @@ static bool server_on_localhost(struct tcp_run *r, const char *port)
 	int fd = connect_one(r, r->ai, &err);
 	if (fd >= 0) {
 		close(fd);
-		fprintf(stderr, "tbench: tcp: no SERVER: using the server already listening on %s, "
-			"as dbench does\n", r->addr);
+		fprintf(stderr, "tbench: %s: no SERVER: using the server already listening on %s, "
+			"as dbench does\n", r->fl->name, r->addr);
 		return true;
 	}
 	freeaddrinfo(r->ai);
@@ -202,17 +212,19 @@ static bool server_on_localhost(struct tcp_run *r, const char *port)
 	return false;
 }
 
-static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf *err)
+int tcp_start_as(const struct tcp_flavour *fl, const struct backend_config *cfg, void **run,
+		 struct errbuf *err)
 {
 	struct tcp_run *r = calloc(1, sizeof(*r));
 	char port[16];
 
 	if (!r)
-		return err_set(err, "tcp: out of memory");
+		return err_set(err, "%s: out of memory", fl->name);
+	r->fl = fl;
 	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : WIRE_PORT_STRING);
 	int rc = sockopts_parse_tcp(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
 				    &r->opts, err);
-	if (rc == 0 && !cfg->server && !server_on_localhost(r, port))
+	if (rc == 0 && !cfg->server && !(fl->local_server_first && server_on_localhost(r, port)))
 		rc = start_own_server(r, cfg, port, sizeof(port), err);
 	if (rc == 0 && !r->ai)
 		rc = resolve(r, cfg->server ? cfg->server : "127.0.0.1", port, err);
@@ -224,26 +236,41 @@ static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf
 	return 0;
 }
 
-static int tcp_open(void *run, const struct backend_config *cfg, unsigned client,
-		    void **conn, struct errbuf *err)
+static int tcp_start(const struct backend_config *cfg, void **run, struct errbuf *err)
+{
+	return tcp_start_as(&tcp_plain, cfg, run, err);
+}
+
+int tcp_open_stream(void *run, const struct backend_config *cfg, struct wire_stream *c,
+		    struct errbuf *err)
 {
 	struct tcp_run *r = run;
-	struct wire_stream *c = malloc(sizeof(*c));
 	int fd = -1;
 
-	(void)client;   /* the driver puts "client N:" before our errors */
-	if (!c)
-		return err_set(err, "tcp: out of memory");
 	/* Every address SERVER has, in getaddrinfo's order, until one answers. */
 	for (const struct addrinfo *ai = r->ai; ai && fd < 0; ai = ai->ai_next)
 		fd = connect_one(r, ai, err);
-	if (fd < 0) {
-		free(c);
+	if (fd < 0)
 		return -1;
-	}
 	c->fd = fd;
 	c->discard_replies = !cfg->copy_replies;
 	c->peer = r->peer;
+	return 0;
+}
+
+int tcp_open(void *run, const struct backend_config *cfg, unsigned client,
+	     void **conn, struct errbuf *err)
+{
+	struct tcp_run *r = run;
+	struct wire_stream *c = malloc(sizeof(*c));
+
+	(void)client;   /* the driver puts "client N:" before our errors */
+	if (!c)
+		return err_set(err, "%s: out of memory", r->fl->name);
+	if (tcp_open_stream(run, cfg, c, err) < 0) {
+		free(c);
+		return -1;
+	}
 	*conn = c;
 	return 0;
 }
