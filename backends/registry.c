@@ -9,6 +9,7 @@
 
 extern const struct backend backend_tcp;
 extern const struct backend backend_tcp_zc;
+extern const struct backend backend_mptcp;
 extern const struct backend backend_unix;
 extern const struct backend backend_nop;
 extern const struct backend backend_pipe;
@@ -18,6 +19,7 @@ extern const struct backend backend_splice;
 const struct backend *const backends[] = {
 	&backend_tcp,        /* first: the default */
 	&backend_tcp_zc,
+	&backend_mptcp,
 	&backend_unix,
 	&backend_pipe,
 	&backend_socketpair,
