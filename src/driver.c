@@ -374,7 +374,8 @@ static enum run_status run_phases(struct driver *d)
 {
 	const struct run_config *cfg = d->cfg;
 	uint64_t limit_ns = (uint64_t)(cfg->timelimit * 1e9);
-	bool no_warmup = cfg->warmup_exact && cfg->warmup == 0;
+	/* Run-once counts its one pass whole unless a warm-up was asked for. */
+	bool no_warmup = (cfg->warmup_exact || cfg->run_once) && cfg->warmup == 0;
 
 	d->t0 = now_ns();
 	atomic_store(&d->sh->start_ns, d->t0);
@@ -630,6 +631,12 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 	}
 
 	bool stuck = reap_all(&d, stop_clients(&d) > 0);
+	/* The backend's servers stop, and are reaped, before the CPU is read:
+	 * RUSAGE_CHILDREN counts only children that were waited for. */
+	if (!(stuck && d.threads) && cfg->backend->stop && d.backend_run) {
+		cfg->backend->stop(d.backend_run);
+		d.backend_run = NULL;
+	}
 	if (atomic_load(&d.sh->failed))
 		status = RUN_FAILED;
 	res->executed = d.exec_start != 0;
