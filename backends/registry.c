@@ -15,6 +15,10 @@ extern const struct backend backend_nop;
 extern const struct backend backend_pipe;
 extern const struct backend backend_socketpair;
 extern const struct backend backend_splice;
+extern const struct backend backend_shm;
+#ifdef HAVE_LIBURING
+extern const struct backend backend_uring;
+#endif
 
 const struct backend *const backends[] = {
 	&backend_tcp,        /* first: the default */
@@ -24,6 +28,10 @@ const struct backend *const backends[] = {
 	&backend_pipe,
 	&backend_socketpair,
 	&backend_splice,
+	&backend_shm,
+#ifdef HAVE_LIBURING
+	&backend_uring,
+#endif
 	&backend_nop,
 	NULL
 };

@@ -1,0 +1,110 @@
+#!/bin/bash
+# The uring backend from the command line: its settings (TBENCH_URING) in
+# every combination that matters, threads and processes, each a whole pass
+# of tiny.txt; bad settings and --port without SERVER refused with exit 2;
+# and, in a private network namespace (port 7003 is fixed), a run against
+# dbench 4.0's tbench_srv and one against ours, as tests/interop.sh does
+# for tcp. Skipped (77) when built without liburing.
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
+BUILD="$(cd "${top_builddir:-.}" && pwd)"
+TINY="$SRCDIR/loadfiles/tiny.txt"
+THEIR_SRV=/usr/bin/tbench_srv
+CLIENT_TXT=/usr/share/dbench/client.txt
+
+# once SETTINGS MODE: one pass of tiny.txt, a Throughput line, exit 0.
+once() {
+	local rc=0
+	TBENCH_URING="$1" timeout 300 "$BUILD/tbench" -b uring "$2" --run-once -q \
+		-c "$TINY" 2 >"$TL_TMP/out" 2>"$TL_TMP/err" || rc=$?
+	if [ "$rc" -eq 0 ] && grep -q '^Throughput' "$TL_TMP/out"; then
+		ok "uring ${1:-(no settings)} $2: $(grep '^Throughput' "$TL_TMP/out")"
+	else
+		not_ok "uring ${1:-(no settings)} $2: exit $rc"
+		tail -n 5 "$TL_TMP/err" | sed 's/^/    /'
+	fi
+}
+
+# --- inside a private network namespace: the servers on port 7003 ----------
+if [ "${1:-}" = "--in-netns" ]; then
+	ip link set lo up
+	srv_pid=""
+	# shellcheck disable=SC2317  # called by the trap
+	stop_srv() {
+		if [ -n "$srv_pid" ]; then
+			kill "$srv_pid" 2>/dev/null || true
+			wait "$srv_pid" 2>/dev/null || true
+		fi
+		srv_pid=""
+	}
+	trap 'stop_srv; rm -rf "$TL_TMP"' EXIT
+	wait_port() {
+		local i
+		for ((i = 0; i < 1200; i++)); do
+			(exec 3<>/dev/tcp/127.0.0.1/7003) 2>/dev/null && return 0
+			kill -0 "$srv_pid" 2>/dev/null || return 1
+			sleep 0.05
+		done
+		return 1
+	}
+	for srv in "$THEIR_SRV" "$BUILD/tbench_srv"; do
+		"$srv" >"$TL_TMP/srv.log" 2>&1 &
+		srv_pid=$!
+		if ! wait_port; then
+			not_ok "$srv did not listen on 7003"
+			stop_srv
+			continue
+		fi
+		for args in "--processes" "--threads" "--copy-replies" "--threads --copy-replies"; do
+			for settings in "" "files,buffers,zc=4096"; do
+				rc=0
+				# shellcheck disable=SC2086  # args is a list of options
+				TBENCH_URING="$settings" timeout 300 "$BUILD/tbench" -b uring $args -t 2 \
+					-c "$CLIENT_TXT" 2 127.0.0.1 >"$TL_TMP/out" 2>"$TL_TMP/err" || rc=$?
+				what="uring $args ${settings:+TBENCH_URING=$settings }vs $srv"
+				if [ "$rc" -eq 0 ] && grep -q '^Throughput' "$TL_TMP/out"; then
+					ok "$what: $(grep '^Throughput' "$TL_TMP/out")"
+				else
+					not_ok "$what: exit $rc"
+					tail -n 5 "$TL_TMP/err" | sed 's/^/    /'
+				fi
+			done
+		done
+		stop_srv
+	done
+	tl_done
+	exit
+fi
+
+if ! "$BUILD/tbench" -b help 2>&1 | grep -q '^ *uring '; then
+	echo "SKIP: built without liburing (apt-get install liburing-dev, then configure again)"
+	exit 77
+fi
+
+for mode in --threads --processes; do
+	for settings in "" files buffers zc=4096 "files,buffers,zc=1000"; do
+		once "$settings" "$mode"
+	done
+done
+# SQPOLL: a kernel thread polls; on a small machine a slow pass, so one client.
+once sqpoll --threads
+expect_exit 2 "TBENCH_URING=turbo refused" env TBENCH_URING=turbo "$BUILD/tbench" -b uring -q 1
+if grep -q "'turbo' is not a setting" "$TL_TMP/err"; then
+	ok "the error names the setting"
+else
+	not_ok "the error does not name 'turbo'"
+fi
+expect_exit 2 "--port without SERVER refused" "$BUILD/tbench" -b uring --port 7003 -q 1
+
+if [ "$(id -u)" -ne 0 ] || ! unshare -n true 2>/dev/null || ! command -v ip >/dev/null; then
+	echo "SKIP: against tbench_srv: needs root and network namespaces (unshare -n, ip)"
+elif [ ! -x "$THEIR_SRV" ] || [ ! -r "$CLIENT_TXT" ]; then
+	echo "SKIP: against tbench_srv: install Debian's dbench 4.0 (apt-get install dbench)"
+else
+	rc=0
+	unshare -n "$0" --in-netns || rc=$?
+	if [ "$rc" -eq 0 ]; then ok "against tbench_srv (dbench's and ours)"; else not_ok "against tbench_srv"; fi
+fi
+tl_done
