@@ -95,8 +95,8 @@ run_fault() {
 		local pid=$!
 		tl_wait_for " execute " "$out.out" || true
 		case "$fault" in
-		sigint) kill -INT "$pid" ;;
-		sigterm) kill -TERM "$pid" ;;
+		sigint) kill -INT "$pid" 2>/dev/null || echo "# $backend $model: tbench ended before SIGINT" ;;
+		sigterm) kill -TERM "$pid" 2>/dev/null || echo "# $backend $model: tbench ended before SIGTERM" ;;
 		server-killed) server_pids "$backend" "$pid" | xargs -r kill -9 ;;
 		server-stopped) server_pids "$backend" "$pid" | xargs -r kill -STOP ;;
 		esac
@@ -111,6 +111,7 @@ run_fault() {
 	check "$what: exit 1 (got $rc)" [ "$rc" -eq 1 ]
 	check "$what: ended within $BOUND s, not the $LIMIT s limit ($took s)" [ "$took" -lt "$BOUND" ]
 	check "$what: says why" [ -n "$msg" ]
+	[ "$rc" -eq 1 ] || sed 's/^/    /' "$out.err" | head -5
 	if [ -n "$json" ]; then
 		check "$what: a valid JSON file, status not ok" jq -e '.result.status != "ok"' "$json"
 	else
@@ -136,9 +137,20 @@ applies() {   # applies BACKEND MODEL FAULT: a fault needs a server process to h
 }
 
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
+# The external tbench_srv of the tcp runs, listening before we go on
+# (a minute at most, on a loaded machine).
+start_server() {
+	local i
+	"$SRV" -l 127.0.0.1 --port "$PORT" >>"$TL_TMP/srv.out" 2>&1 &
+	EXT_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+
 PORT=$((20000 + $$ % 20000))
-"$SRV" -l 127.0.0.1 --port "$PORT" >"$TL_TMP/srv.out" 2>&1 &
-EXT_PID=$!
+start_server
 for backend in "${BACKENDS[@]}"; do
 	for model in processes threads; do
 		for fault in server-killed server-stopped sigint sigterm json-full stdout-full stdout-closed; do
@@ -147,10 +159,11 @@ for backend in "${BACKENDS[@]}"; do
 			else
 				record "$backend" "$model" "$fault" - - "n/a: no server process of its own to hit"
 			fi
-			if [ "$backend" = tcp ] && ! kill -0 "$EXT_PID" 2>/dev/null; then
-				"$SRV" -l 127.0.0.1 --port "$PORT" >>"$TL_TMP/srv.out" 2>&1 &
-				EXT_PID=$!
-				sleep 0.5
+			# A fresh external server after every fault it took part in.
+			if [ "$backend" = tcp ] && { [[ "$fault" == server-* ]] || ! kill -0 "$EXT_PID" 2>/dev/null; }; then
+				kill -9 "$EXT_PID" 2>/dev/null || true
+				wait "$EXT_PID" 2>/dev/null || true
+				start_server
 			fi
 		done
 	done
