@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# shm-uring.sh shm|uring: the side-by-side benchmarks of two backends.
+#
+#   shm    tbench -b shm against a bare futex ping-pong of the same sizes
+#          (bench/bench_shm.c), threads; target 0.95.
+#   uring  tbench -b uring against -b tcp, each with servers of its own,
+#          processes, each run `tbench --netns` in a namespace of its own.
+#
+# Repetitions interleaved, the order of each pair reversed every other one.
+# Writes OUT/bench-NAME.csv (every run) and OUT/bench-NAME.md (medians and
+# ratios), then OUT/bench-NAME-notes.md if it exists (the reading). Run from
+# the build directory (after `make tbench bench/bench_shm`), under the
+# machine's benchmark lock if it has one. Environment: LOADFILE (dbench's
+# client.txt, else ours), CLIENTS (1,2,8,32), REPS (5), WARMUP (1), SECS (3),
+# OUT (the source tree's results/); TBENCH_URING reaches uring.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+srcdir=$(dirname "$here")
+name=${1:-}
+loadfile=${LOADFILE:-/usr/share/dbench/client.txt}
+[[ -r $loadfile ]] || loadfile=$srcdir/loadfiles/default.txt
+clients=${CLIENTS:-1,2,8,32}
+reps=${REPS:-5}
+warmup=${WARMUP:-1}
+secs=${SECS:-3}
+out=${OUT:-$srcdir/results}
+csv=$out/bench-$name.csv
+
+die() {
+	echo "shm-uring.sh: $*" >&2
+	exit 2
+}
+
+# CSV rows clients,rep,variant,value: bench_shm's ops/s or tbench's MB/s.
+measure_shm() {
+	[[ -x ./bench/bench_shm ]] || die "./bench/bench_shm missing: run 'make bench/bench_shm' here"
+	./bench/bench_shm "$loadfile" "$clients" "$reps" "$warmup" "$secs" |
+		awk -F, 'NR > 1 { print $2 "," $3 "," $4 "," $5 }'
+}
+
+measure_uring() {
+	local rep n b mb pair counts
+	[[ -x ./tbench ]] || die "./tbench missing: run make here"
+	./tbench -b help 2>&1 | grep -q '^ *uring ' || die "this tbench was built without liburing"
+	IFS=, read -r -a counts <<<"$clients"
+	for ((rep = 0; rep < reps; rep++)); do
+		for n in "${counts[@]}"; do
+			pair=(tcp uring)
+			if ((rep % 2)); then pair=(uring tcp); fi
+			for b in "${pair[@]}"; do
+				mb=$(./tbench --netns -b "$b" -q -t "$secs" --warmup "$warmup" -c "$loadfile" "$n" |
+					awk '/^Throughput/ { print $2 }') || true
+				echo "$n,$rep,$b,${mb:--1}"
+			done
+		done
+	done
+}
+
+# The table: per client count the medians of BASE and OTHER, and OTHER/BASE.
+table() {
+	local base=$1 other=$2 unit=$3 target=$4
+	printf '| clients | %s %s (median) | %s %s (median) | %s/%s |%s\n' \
+		"$base" "$unit" "$other" "$unit" "$other" "$base" "${target:+ target $target |}"
+	printf '|---:|---:|---:|---:|%s\n' "${target:+:--|}"
+	awk -F, -v base="$base" -v other="$other" -v target="$target" '
+		function median(s,   a, n, i, j, t) {
+			n = split(s, a, " ")
+			for (i = 2; i <= n; i++) {
+				t = a[i] + 0
+				for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+				a[j + 1] = t
+			}
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		NR > 1 && $4 > 0 { v[$1 "," $3] = v[$1 "," $3] " " $4; seen[$1] = 1 }
+		END {
+			for (c = 1; c <= 4096; c++) if (c in seen) {
+				b = median(v[c "," base]); o = median(v[c "," other])
+				printf "| %d | %.1f | %.1f | %.3f |", c, b, o, o / b
+				if (target != "") printf " %s |", o / b >= target ? "met" : "missed"
+				printf "\n"
+			}
+		}' "$csv"
+}
+
+case $name in
+shm) what="tbench -b shm against a bare futex ping-pong of the same sizes, threads" ;;
+uring) what="tbench -b uring against -b tcp, processes, each with servers of its own, each run in a network namespace of its own (tbench --netns); TBENCH_URING=${TBENCH_URING:-}" ;;
+*) die "usage: shm-uring.sh shm|uring (see the comment at its top)" ;;
+esac
+mkdir -p "$out"
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+echo 'clients,rep,variant,value' >"$csv"
+"measure_$name" | tee -a "$csv"
+{
+	printf '# %s\n\n' "$what"
+	printf 'Started %s on %s (%s CPUs, %s, Linux %s); loadfile %s; %s reps of %s s after %s s of warm-up, interleaved.\n' \
+		"$started" "$(uname -n)" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
+		"$(uname -r)" "$loadfile" "$reps" "$secs" "$warmup"
+	# shellcheck disable=SC2016  # the backticks are Markdown
+	printf 'Command, in the build directory, under the benchmark lock (flock): `CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/shm-uring.sh %s`.\n\n' \
+		"$clients" "$reps" "$warmup" "$secs" "$name"
+	if [[ $name == shm ]]; then table bare tbench ops/s 0.95; else table tcp uring MB/s ""; fi
+} >"$out/bench-$name.md"
+if [[ -r $out/bench-$name-notes.md ]]; then
+	printf '\n' >>"$out/bench-$name.md"
+	cat "$out/bench-$name-notes.md" >>"$out/bench-$name.md"
+fi
+cat "$out/bench-$name.md"
