@@ -129,15 +129,6 @@ static void read_perf(const struct cost *c, struct cost_sample *s)
 
 /* --- tasks, from /proc --------------------------------------------------- */
 
-static pid_t parent_of(pid_t pid)
-{
-	char path[64];
-	struct proc_stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	return proc_stat_read(path, &st) == 0 ? st.ppid : -1;
-}
-
 /* Adds one task's CPU time and switches to a group. */
 static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 {
@@ -196,36 +187,42 @@ static void add_process(struct cost_sample *s, pid_t pid, const pid_t *clients, 
 	closedir(d);
 }
 
-/* This process and all its descendants, found by their parents in /proc. */
-static void add_tree(struct cost_sample *s, const pid_t *clients, unsigned n)
+/* Appends the children of every task of pid (from /proc/PID/task/TID/children). */
+static void add_children(pid_t pid, pid_t *tree, unsigned *n, unsigned max)
 {
-	enum { MAX_PROCS = 1 << 16 };
-	pid_t *tree = malloc(MAX_PROCS * sizeof(*tree));
-	unsigned ntree = 0;
-	DIR *d = opendir("/proc");
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
 
-	if (!tree || !d) {
-		free(tree);
-		if (d)
-			closedir(d);
+	if (!d)
 		return;
-	}
-	tree[ntree++] = getpid();
-	/* A few sweeps catch grandchildren listed before their parents. */
-	for (int sweep = 0, grew = 1; grew && sweep < 4; sweep++) {
-		grew = 0;
-		rewinddir(d);
-		for (struct dirent *e; (e = readdir(d)) && ntree < MAX_PROCS;) {
-			if (!isdigit((unsigned char)e->d_name[0]))
-				continue;
-			pid_t pid = (pid_t)atoi(e->d_name), ppid = parent_of(pid);
-			if (ppid <= 0 || is_client(pid, tree, ntree) || !is_client(ppid, tree, ntree))
-				continue;
-			tree[ntree++] = pid;
-			grew = 1;
-		}
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, atoi(e->d_name));
+		FILE *f = fopen(path, "r");
+		int child;
+		while (f && *n < max && fscanf(f, "%d", &child) == 1)
+			tree[(*n)++] = (pid_t)child;
+		if (f)
+			fclose(f);
 	}
 	closedir(d);
+}
+
+/* This process and all its descendants, walked down from here: the
+ * sample reads only the run's own tasks, whatever else runs. */
+static void add_tree(struct cost_sample *s, const pid_t *clients, unsigned n)
+{
+	enum { MAX_PROCS = 1 << 17 };
+	pid_t *tree = malloc(MAX_PROCS * sizeof(*tree));
+	unsigned ntree = 0;
+
+	if (!tree)
+		return;
+	tree[ntree++] = getpid();
+	for (unsigned i = 0; i < ntree; i++)
+		add_children(tree[i], tree, &ntree, MAX_PROCS);
 	for (unsigned i = 0; i < ntree; i++)
 		add_process(s, tree[i], clients, n);
 	free(tree);
