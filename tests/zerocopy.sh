@@ -49,8 +49,11 @@ counts "threshold 1" "$TL_TMP/all.json" 2 5 1
 TBENCH_ZEROCOPY_THRESHOLD=70000 expect_exit 0 "threshold above every request" \
 	"$TBENCH" -b tcp-zc 2 --run-once -q -c "$LOAD" --json "$TL_TMP/none.json"
 counts "threshold 70000" "$TL_TMP/none.json" 2 0 6
-expect_exit 0 "default threshold, --cost" "$TBENCH" -b tcp-zc 1 --run-once --cost -c "$LOAD"
-check "--cost prints the counts" grep -q '^  backend  zerocopy_sends [0-9]* zerocopy_completed' "$TL_TMP/out"
+expect_exit 0 "default threshold, --cost" "$TBENCH" -b tcp-zc 1 --run-once --cost -c "$LOAD" \
+	--json "$TL_TMP/default.json"
+check "--cost prints the counts" grep -q '^  backend  zerocopy_sends 0 zerocopy_completed 0' "$TL_TMP/out"
+counts "default threshold: none" "$TL_TMP/default.json" 1 0 6
+check "the default is noted" grep -q 'no request is sent zero-copy by default' "$TL_TMP/err"
 expect_exit 0 "tcp has no counters" "$TBENCH" -b tcp 1 --run-once -q -c "$LOAD" --json "$TL_TMP/tcp.json"
 jq_ok "tcp: backend_counters null" '.backend_counters == null' "$TL_TMP/tcp.json"
 
