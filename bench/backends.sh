@@ -144,17 +144,7 @@ md=$out.md
 # The report: paired medians from the CSV. Pure awk, so that --report-only
 # works anywhere the CSV is.
 report_tables() {
-	awk -F, -v backends="$backends" '
-	function median(s,    a, n, i, j, t) {
-		n = split(s, a, " ")
-		if (n == 0) return ""
-		for (i = 2; i <= n; i++) {
-			t = a[i] + 0
-			for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-			a[j + 1] = t
-		}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk -F, -v backends="$backends" "$(cat "$here/median.awk")"'
 	function range(s,    a, n, i, lo, hi) {
 		n = split(s, a, " ")
 		if (n == 0) return ""

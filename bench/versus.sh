@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# versus.sh: one backend against its nearest sibling, cell by cell, and the
+# tables of bench-tcp-zc.md and bench-mptcp.md. See --help.
+#
+# A cell is a client count with a loadfile: either one loadfile at several
+# client counts (--clients), or, with --sizes, a synthetic loadfile per
+# request size written by this script (WriteX lines of that size) at one
+# client count. Runs are interleaved: for each rep, the cells in a seeded
+# shuffled order, and within a cell the backends shuffled too; each run is
+# `tbench --netns`, in a network namespace of its own.
+
+# Backticks in printf formats below are Markdown, not command substitution.
+# shellcheck disable=SC2016
+set -euo pipefail
+
+prog=${0##*/}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+srcdir=$(dirname "$here")
+
+backends=tcp,tcp-zc
+clients=1
+sizes=
+reps=5
+secs=3
+warmup=1
+loadfile=/usr/share/dbench/client.txt
+tbench=./tbench
+out=
+title=
+seed=
+report_only=0
+
+usage() {
+	cat <<EOF
+Usage: $prog [OPTIONS] -o PREFIX
+
+Runs BASE and the other backends of --backends side by side, interleaved,
+each run in a network namespace of its own (tbench --netns), and writes the
+raw runs (PREFIX.csv) and a report with paired medians (PREFIX.md, followed
+by PREFIX.notes.md when it exists: the hand-written reading).
+
+Options:
+  -b, --backends LIST  the first is the base the others are compared with
+                       (default $backends)
+  -c, --clients LIST   client counts (default $clients)
+  -s, --sizes LIST     request body sizes in bytes: a loadfile of WriteX lines
+                       of each size instead of --loadfile (one client count)
+  -l, --loadfile FILE  NBENCH loadfile without --sizes (default $loadfile)
+  -r, --reps N         repetitions (default $reps)
+  -t, --secs S         execute seconds per run (default $secs)
+  -w, --warmup S       warm-up seconds per run (default $warmup)
+      --tbench PATH    our tbench (default ./tbench)
+      --title TEXT     the report's heading
+      --seed N         seed of the run order (default: random, recorded)
+  -o, --out PREFIX     write PREFIX.csv and PREFIX.md
+      --report-only    only rewrite PREFIX.md from PREFIX.csv (give the same
+                       --backends and --title)
+  -h, --help           this text
+
+The environment reaches tbench: TBENCH_ZEROCOPY_THRESHOLD=1 makes tcp-zc
+send every request but the set-up with MSG_ZEROCOPY.
+
+Figures per run (from --json): MB/s and operations/s of the execute phase,
+CPU µs per operation of clients and servers together, the backend's own
+counters; per cell, the median over reps of each, and the median of the
+paired ratios (other ÷ base, within one rep).
+EOF
+}
+
+die() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+	exit 2
+}
+
+while (($#)); do
+	case $1 in
+	-b | --backends) backends=${2:?}; shift ;;
+	-c | --clients) clients=${2:?}; shift ;;
+	-s | --sizes) sizes=${2:?}; shift ;;
+	-l | --loadfile) loadfile=${2:?}; shift ;;
+	-r | --reps) reps=${2:?}; shift ;;
+	-t | --secs) secs=${2:?}; shift ;;
+	-w | --warmup) warmup=${2:?}; shift ;;
+	--tbench) tbench=${2:?}; shift ;;
+	--title) title=${2:?}; shift ;;
+	--seed) seed=${2:?}; shift ;;
+	-o | --out) out=${2:?}; shift ;;
+	--report-only) report_only=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; die "unknown argument '$1'" ;;
+	esac
+	shift
+done
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+[[ -n $out ]] || die "-o PREFIX is required (e.g. -o $srcdir/results/bench-tcp-zc)"
+if ! is_uint "$reps" || ((reps < 1)); then die "--reps: a whole number >= 1, not '$reps'"; fi
+if ! is_uint "$secs" || ((secs < 1)); then die "--secs: a whole number >= 1, not '$secs'"; fi
+is_uint "$warmup" || die "--warmup: a whole number, not '$warmup'"
+[[ -z $seed ]] || is_uint "$seed" || die "--seed: a whole number, not '$seed'"
+IFS=, read -r -a backend_list <<<"$backends"
+((${#backend_list[@]} >= 2)) || die "--backends: a base and at least one other"
+IFS=, read -r -a client_list <<<"$clients"
+IFS=, read -r -a size_list <<<"$sizes"
+for n in "${client_list[@]}" "${size_list[@]}"; do
+	if ! is_uint "$n" || ((n < 1)); then die "--clients and --sizes: whole numbers >= 1, not '$n'"; fi
+done
+((${#size_list[@]} == 0 || ${#client_list[@]} == 1)) || die "--sizes takes one client count"
+report_tables() {
+	awk -F, -v backends="$backends" "$(cat "$here/median.awk")"'
+	function add(k, v) { acc[k] = (k in acc) ? acc[k] " " v : v }
+	function fmt(v, f) { return v == "" ? "–" : sprintf(f, v) }
+	NR == 1 { next }
+	$5 != "ok" { failed[$2 " " $3 " " $4]++; next }
+	{
+		cell = $2 " " $3
+		if (!(cell in seen)) { seen[cell] = 1; cl[++ncl] = cell }
+		mb[$1, cell, $4] = $6; cpu[$1, cell, $4] = $8; reps[$1] = 1
+		add("mb " cell " " $4, $6); add("cpu " cell " " $4, $8); add("load " cell, $10)
+		counters[cell " " $4] = $9
+	}
+	END {
+		nb = split(backends, b, ",")
+		for (i = 2; i <= ncl; i++) {
+			t = cl[i]; split(t, tk, " ")
+			for (j = i - 1; j >= 1; j--) {
+				split(cl[j], jk, " ")
+				if (jk[1] + 0 < tk[1] + 0 || (jk[1] + 0 == tk[1] + 0 && jk[2] + 0 <= tk[2] + 0)) break
+				cl[j + 1] = cl[j]
+			}
+			cl[j + 1] = t
+		}
+		for (ci = 1; ci <= ncl; ci++) for (r in reps) for (i = 2; i <= nb; i++) {
+			c = cl[ci]
+			if ((r, c, b[1]) in mb && (r, c, b[i]) in mb && mb[r, c, b[1]] > 0)
+				add("ratio " c " " b[i], mb[r, c, b[i]] / mb[r, c, b[1]])
+			if ((r, c, b[1]) in cpu && (r, c, b[i]) in cpu && cpu[r, c, b[1]] > 0)
+				add("cpuratio " c " " b[i], cpu[r, c, b[i]] / cpu[r, c, b[1]])
+		}
+		line = "| clients | request body |"; sep = "|---:|---:|"
+		for (i = 1; i <= nb; i++) { line = line " " b[i] " MB/s |"; sep = sep "---:|" }
+		for (i = 2; i <= nb; i++) { line = line " **" b[i] "/" b[1] "** |"; sep = sep "---:|" }
+		for (i = 1; i <= nb; i++) { line = line " " b[i] " CPU µs/op |"; sep = sep "---:|" }
+		for (i = 2; i <= nb; i++) { line = line " CPU " b[i] "/" b[1] " |"; sep = sep "---:|" }
+		print line " load1 |"; print sep "---:|"
+		for (ci = 1; ci <= ncl; ci++) {
+			c = cl[ci]; split(c, ck, " ")
+			line = "| " ck[1] " | " (ck[2] > 0 ? ck[2] : "loadfile mix") " |"
+			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["mb " c " " b[i]]), "%.1f") " |"
+			for (i = 2; i <= nb; i++) line = line " **" fmt(median(acc["ratio " c " " b[i]]), "%.3f") "** |"
+			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["cpu " c " " b[i]]), "%.2f") " |"
+			for (i = 2; i <= nb; i++) line = line " " fmt(median(acc["cpuratio " c " " b[i]]), "%.3f") " |"
+			print line " " fmt(median(acc["load " c]), "%.2f") " |"
+		}
+		print ""
+		print "Counters of the last run of each cell (the backend'"'"'s own, whole run):"
+		print ""
+		for (ci = 1; ci <= ncl; ci++) for (i = 1; i <= nb; i++)
+			if (counters[cl[ci] " " b[i]] != "") {
+				split(cl[ci], ck, " ")
+				printf "- %s clients, %s, %s: %s\n", ck[1], (ck[2] > 0 ? ck[2] " bytes" : "loadfile mix"),
+					b[i], counters[cl[ci] " " b[i]]
+			}
+		print ""
+		for (f in failed) printf "- failed runs, left out above: %s (%d)\n", f, failed[f]
+	}' "$out.csv"
+}
+
+write_report() {
+	{
+		printf '# %s\n\n' "${title:-${backend_list[*]:1} against ${backend_list[0]}}"
+		printf 'Generated by `bench/versus.sh` from `%s`.\n\n' "${out##*/}.csv"
+		sed 's/^/- /' "$out.csv.meta"
+		printf '\nMedians over reps; **bold**: the median of the paired ratios (within one rep).\n\n'
+		report_tables
+		if [[ -r $out.notes.md ]]; then
+			cat "$out.notes.md"
+		fi
+	} >"$out.md"
+	printf '%s: wrote %s\n' "$prog" "$out.md" >&2
+}
+if ((report_only)); then
+	[[ -r $out.csv && -r $out.csv.meta ]] || die "$out.csv or $out.csv.meta: no such file"
+	write_report
+	exit 0
+fi
+command -v jq >/dev/null || die "jq not found (apt-get install jq)"
+[[ -x $tbench ]] || die "$tbench: not found; run from the build directory or give --tbench"
+tbench=$(cd "$(dirname "$tbench")" && pwd)/$(basename "$tbench")
+for b in "${backend_list[@]}"; do
+	"$tbench" -b help 2>&1 | grep -q "^  $b " || die "$tbench has no backend '$b'"
+done
+((${#size_list[@]})) || [[ -r $loadfile ]] || die "$loadfile: not readable"
+[[ -n $seed ]] || seed=$((RANDOM * 32768 + RANDOM))
+RANDOM=$seed
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/versus.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Cells: "clients size loadfile" (size 0: the loadfile's own mix).
+cells=()
+if ((${#size_list[@]})); then
+	for s in "${size_list[@]}"; do
+		for ((i = 0; i < 100; i++)); do
+			echo "WriteX 1 0 $s $s NT_STATUS_OK"
+		done >"$tmp/writex-$s.txt"
+		cells+=("${client_list[0]} $s $tmp/writex-$s.txt")
+	done
+else
+	for n in "${client_list[@]}"; do
+		cells+=("$n 0 $loadfile")
+	done
+fi
+
+shuffle() {   # shuffle NAME: the array NAME in place, with $RANDOM
+	local -n a=$1
+	local i j t
+	for ((i = ${#a[@]} - 1; i > 0; i--)); do
+		j=$((RANDOM % (i + 1)))
+		t=${a[i]} a[i]=${a[j]} a[j]=$t
+	done
+}
+
+# run_one BACKEND CLIENTS LOADFILE: one CSV row's figures, or "fail".
+run_one() {
+	local json=$tmp/run.json rc=0
+	rm -f "$json"
+	timeout -k 5 $((secs + warmup + 120)) "$tbench" --netns -q -b "$1" -c "$3" -t "$secs" \
+		--warmup "$warmup" --json "$json" "$2" >"$tmp/run.out" 2>&1 || rc=$?
+	if ((rc != 0)) || [[ ! -s $json ]] || [[ $(jq -r .result.status "$json") != ok ]]; then
+		printf '%s: FAILED (exit %d): -b %s %s clients %s\n' "$prog" "$rc" "$1" "$2" "$3" >&2
+		tail -n 3 "$tmp/run.out" | sed 's/^/    /' >&2
+		echo "fail,,,,"
+		return
+	fi
+	jq -r '[ "ok", .result.mb_per_sec, .result.ops_per_sec,
+		(.cost.per_operation | if . == null then "" else (.clients.cpu_user_us + .clients.cpu_system_us
+			+ .servers.cpu_user_us + .servers.cpu_system_us) end),
+		(.backend_counters // {} | to_entries | map("\(.key)=\(.value)") | join(" ")) ] | @csv' \
+		"$json" | tr -d '"'
+}
+
+{
+	printf 'machine: %s, %s CPUs online, %s, %s\n' \
+		"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)" "$(uname -sr)" \
+		"$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+	printf 'date: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	printf 'command: `%sbench/versus.sh --backends %s --clients %s%s --reps %s --secs %s --warmup %s --seed %s`\n' \
+		"${TBENCH_ZEROCOPY_THRESHOLD:+TBENCH_ZEROCOPY_THRESHOLD=$TBENCH_ZEROCOPY_THRESHOLD }" "$backends" \
+		"$clients" "$( ((${#size_list[@]})) && printf ' --sizes %s' "$sizes" || printf ' --loadfile %s' "$loadfile")" \
+		"$reps" "$secs" "$warmup" "$seed"
+	printf 'our tbench: `%s`, %s\n' "$tbench" "$("$tbench" --version 2>&1 | head -n 1)"
+	printf 'each run: `tbench --netns -q -b NAME -c LOADFILE -t %s --warmup %s --json F N` in a network namespace of its own; runs interleaved, order shuffled with seed %s\n' \
+		"$secs" "$warmup" "$seed"
+	if ((${#size_list[@]})); then
+		printf 'loadfile per size S: 100 lines `WriteX 1 0 S S NT_STATUS_OK` (a request of S+59 bytes, a 55-byte reply)\n'
+	fi
+} >"$out.csv.meta"
+echo "rep,clients,size,backend,status,mb_per_sec,ops_per_sec,cpu_us_per_op,counters,load1" >"$out.csv"
+
+nruns=$((reps * ${#cells[@]} * ${#backend_list[@]}))
+run=0
+for ((rep = 1; rep <= reps; rep++)); do
+	order=("${cells[@]}")
+	shuffle order
+	for cell in "${order[@]}"; do
+		read -r n size lf <<<"$cell"
+		bs=("${backend_list[@]}")
+		shuffle bs
+		for b in "${bs[@]}"; do
+			run=$((run + 1))
+			read -r l1 _ </proc/loadavg
+			row=$(run_one "$b" "$n" "$lf")
+			echo "$rep,$n,$size,$b,$row,$l1" >>"$out.csv"
+			printf '%s: [%d/%d] rep %d clients %d size %d %-8s %s  load1 %s\n' \
+				"$prog" "$run" "$nruns" "$rep" "$n" "$size" "$b" "$row" "$l1" >&2
+		done
+	done
+done
+
+write_report
