@@ -491,13 +491,14 @@ static int uring_exchange(void *conn, uint32_t send, uint32_t recv, struct errbu
 	put_be32(io->sbuf, send - 4);
 	put_be32(io->sbuf + 4, recv - 4);
 	if (c->discard_replies) {
-		/* As tcp: the length, then the body, which the kernel drops. Under
-		 * SQPOLL a MSG_WAITALL|MSG_TRUNC receive that the kernel resumes
-		 * after a short read was seen never to complete: there
-		 * run_steps() resumes it instead. */
+		/* As tcp: the length, then the body, which the kernel drops. The
+		 * body without MSG_WAITALL: a MSG_WAITALL|MSG_TRUNC receive that
+		 * io_uring resumes after a short read was seen never to complete
+		 * (always under SQPOLL, now and then without); run_steps()
+		 * resumes it instead, which it can as the last of the chain. */
 		st[1] = (struct step){ .len = 4, .min = 4, .flags = MSG_WAITALL };
 		st[2] = (struct step){ .off = 4, .len = recv - 4, .min = recv - 4,
-				       .flags = (io->opts.sqpoll ? 0 : MSG_WAITALL) | MSG_TRUNC };
+				       .flags = MSG_TRUNC };
 		n = 3;
 	} else {
 		st[1] = (struct step){ .len = recv, .min = recv, .flags = MSG_WAITALL };
