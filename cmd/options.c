@@ -142,6 +142,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "refuse loadfile lines dbench would skip or guess at", NULL },
 		{ "reconnect", 0, POPT_ARG_LONG, &w->reconnect, 0,
 		  "a new connection every N operations, timed as Connect (1: as netperf's TCP_CRR)", "N" },
+		{ "zerocopy-threshold", 0, POPT_ARG_STRING, &o->run.bcfg.zerocopy_threshold, 0,
+		  "tcp-zc: send requests of at least BYTES with MSG_ZEROCOPY (default: none)", "BYTES" },
 		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0,
 		  "tcp: copy reply bodies to user space (default: the kernel drops them, as dbench)", NULL },
 		{ "netns", 0, POPT_ARG_NONE, &w->netns, 0,
@@ -316,5 +318,6 @@ void options_free(struct options *o)
 	free((char *)o->run.bcfg.port);
 	free((char *)o->run.bcfg.unix_path);
 	free((char *)o->run.bcfg.tcp_options);
+	free((char *)o->run.bcfg.zerocopy_threshold);
 	memset(o, 0, sizeof(*o));
 }
