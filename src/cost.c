@@ -166,66 +166,73 @@ static bool is_client(pid_t tid, const pid_t *clients, unsigned n)
 	return false;
 }
 
-/* Every task of one process, into clients or servers; the caller's own
- * thread (the driver) into neither. */
-static void add_process(struct cost_sample *s, pid_t pid, const pid_t *clients, unsigned n)
+/* Calls fn for every task (thread) of process pid. */
+static void for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *ctx), void *ctx)
 {
 	char path[64];
-	pid_t self = (pid_t)syscall(SYS_gettid);
-
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	DIR *d = opendir(path);
+
 	if (!d)
 		return;
-	for (struct dirent *e; (e = readdir(d));) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid != self)
-			add_task(is_client(tid, clients, n) ? &s->clients : &s->servers, pid, tid);
-	}
+	for (struct dirent *e; (e = readdir(d));)
+		if (isdigit((unsigned char)e->d_name[0]))
+			fn(pid, (pid_t)atoi(e->d_name), ctx);
 	closedir(d);
 }
 
-/* Appends the children of every task of pid (from /proc/PID/task/TID/children). */
-static void add_children(pid_t pid, pid_t *tree, unsigned *n, unsigned max)
-{
-	char path[96];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
+struct sort_tasks {
+	struct cost_sample *s;
+	const pid_t *clients;
+	unsigned n;
+	pid_t self;
+};
 
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, atoi(e->d_name));
-		FILE *f = fopen(path, "r");
-		int child;
-		while (f && *n < max && fscanf(f, "%d", &child) == 1)
-			tree[(*n)++] = (pid_t)child;
-		if (f)
-			fclose(f);
-	}
-	closedir(d);
+/* A task into clients or servers; the caller's own thread (the driver)
+ * into neither. */
+static void sort_task(pid_t pid, pid_t tid, void *ctx)
+{
+	struct sort_tasks *t = ctx;
+
+	if (tid != t->self)
+		add_task(is_client(tid, t->clients, t->n) ? &t->s->clients : &t->s->servers, pid, tid);
+}
+
+struct tree {
+	pid_t *pid;
+	unsigned n, max;
+};
+
+/* Appends the children of one task (/proc/PID/task/TID/children). */
+static void add_children(pid_t pid, pid_t tid, void *ctx)
+{
+	struct tree *t = ctx;
+	char path[96];
+	int child;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	while (f && t->n < t->max && fscanf(f, "%d", &child) == 1)
+		t->pid[t->n++] = (pid_t)child;
+	if (f)
+		fclose(f);
 }
 
 /* This process and all its descendants, walked down from here: the
  * sample reads only the run's own tasks, whatever else runs. */
 static void add_tree(struct cost_sample *s, const pid_t *clients, unsigned n)
 {
-	enum { MAX_PROCS = 1 << 17 };
-	pid_t *tree = malloc(MAX_PROCS * sizeof(*tree));
-	unsigned ntree = 0;
+	struct tree tree = { malloc((1 << 17) * sizeof(pid_t)), 0, 1 << 17 };
+	struct sort_tasks sort = { s, clients, n, (pid_t)syscall(SYS_gettid) };
 
-	if (!tree)
+	if (!tree.pid)
 		return;
-	tree[ntree++] = getpid();
-	for (unsigned i = 0; i < ntree; i++)
-		add_children(tree[i], tree, &ntree, MAX_PROCS);
-	for (unsigned i = 0; i < ntree; i++)
-		add_process(s, tree[i], clients, n);
-	free(tree);
+	tree.pid[tree.n++] = getpid();
+	for (unsigned i = 0; i < tree.n; i++)
+		for_each_task(tree.pid[i], add_children, &tree);
+	for (unsigned i = 0; i < tree.n; i++)
+		for_each_task(tree.pid[i], sort_task, &sort);
+	free(tree.pid);
 }
 
 /* --- network counters of this namespace ----------------------------------- */
