@@ -12,7 +12,8 @@
 # the build directory (after `make tbench bench/bench_shm`), under the
 # machine's benchmark lock if it has one. Environment: LOADFILE (dbench's
 # client.txt, else ours), CLIENTS (1,2,8,32), REPS (5), WARMUP (1), SECS (3),
-# OUT (the source tree's results/); TBENCH_URING reaches uring.
+# OUT (the source tree's results/), TABLE_ONLY (1: the tables again from the
+# CSV, nothing measured); TBENCH_URING reaches uring.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -78,7 +79,7 @@ table() {
 			for (c = 1; c <= 4096; c++) if (c in seen) {
 				b = median(v[c "," base]); o = median(v[c "," other])
 				printf "| %d | %.1f | %.1f | %.3f |", c, b, o, o / b
-				if (target != "") printf " %s |", o / b >= target ? "met" : "missed"
+				if (target != "") printf " %s |", ((o / b >= target) ? "met" : "missed")
 				printf "\n"
 			}
 		}' "$csv"
@@ -91,8 +92,14 @@ uring) what="tbench -b uring against -b tcp, processes, each with servers of its
 esac
 mkdir -p "$out"
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
-echo 'clients,rep,variant,value' >"$csv"
-"measure_$name" | tee -a "$csv"
+if [[ ${TABLE_ONLY:-0} == 1 ]]; then
+	[[ -r $csv ]] || die "TABLE_ONLY: $csv is missing"
+	started="(the CSV's runs ended $(date -u -r "$csv" '+%Y-%m-%d %H:%M UTC'))"
+fi
+if [[ ${TABLE_ONLY:-0} != 1 ]]; then
+	echo 'clients,rep,variant,value' >"$csv"
+	"measure_$name" | tee -a "$csv"
+fi
 {
 	printf '# %s\n\n' "$what"
 	printf 'Started %s on %s (%s CPUs, %s, Linux %s); loadfile %s; %s reps of %s s after %s s of warm-up, interleaved.\n' \
