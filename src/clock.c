@@ -82,7 +82,7 @@ static bool tsc_trusted(void)
 		snprintf(why, len, "constant_tsc, nonstop_tsc, clocksource tsc");
 		return true;
 	}
-	snprintf(why, len, "constant_tsc, nonstop_tsc, but no tsc_reliable and clocksource %s",
+	snprintf(why, len, "constant_tsc, nonstop_tsc, but no tsc_reliable and clocksource %.24s",
 		 clocksource[0] ? clocksource : "unknown");
 	return false;
 }
