@@ -3,14 +3,15 @@
 # interleaved (order shuffled each repetition), each in a private network
 # namespace; the median of the paired ratios per backend and client count.
 #
-#   bench/cost-overhead.sh [--reps 7] [--backends "nop pipe tcp"] [--clients "1 2"] [-t SECS] [--out PREFIX]
+#   bench/cost-overhead.sh [--reps 7] [--backends "nop pipe tcp"] [--clients "1 2"] [-t SECS]
+#                          [--with "--cost"] [--out PREFIX]
 #
 # Writes PREFIX.csv and PREFIX.md. Run it on an otherwise idle machine.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 TBENCH="${TBENCH:-$here/build/tbench}"
-REPS=7 BACKENDS="nop pipe tcp" CLIENTS="1 2" SECS=4
+REPS=7 BACKENDS="nop pipe tcp" CLIENTS="1 2" SECS=4 WITH="--cost"
 OUT="$here/results/bench-cost-overhead"
 
 while [ $# -gt 0 ]; do
@@ -19,6 +20,7 @@ while [ $# -gt 0 ]; do
 	--backends) BACKENDS="$2"; shift ;;
 	--clients) CLIENTS="$2"; shift ;;
 	-t) SECS="$2"; shift ;;
+	--with) WITH="$2"; shift ;;
 	--out) OUT="$2"; shift ;;
 	*) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
@@ -27,6 +29,7 @@ done
 [ -x "$TBENCH" ] || { echo "cost-overhead.sh: no $TBENCH: build first, or set TBENCH" >&2; exit 2; }
 read -r -a backends <<<"$BACKENDS"
 read -r -a clients <<<"$CLIENTS"
+read -r -a with_args <<<"$WITH"
 
 run() {   # run BACKEND N [--cost]: MB/sec
 	"$TBENCH" --netns -b "$1" "$2" -t "$SECS" --warmup 1 -q "${@:3}" |
@@ -38,21 +41,21 @@ for rep in $(seq "$REPS"); do
 	for b in "${backends[@]}"; do
 		for n in "${clients[@]}"; do
 			for with in $(shuf -e off on); do
-				if [ "$with" = on ]; then mb="$(run "$b" "$n" --cost)"; else mb="$(run "$b" "$n")"; fi
+				if [ "$with" = on ]; then mb="$(run "$b" "$n" "${with_args[@]}")"; else mb="$(run "$b" "$n")"; fi
 				echo "$rep,$b,$n,$with,$mb" >>"$OUT.csv"
-				echo "rep $rep $b $n --cost $with: $mb MB/sec" >&2
+				echo "rep $rep $b $n $WITH $with: $mb MB/sec" >&2
 			done
 		done
 	done
 done
 
 {
-	echo "# What --cost costs"
+	echo "# What $WITH costs"
 	echo
-	echo "\`bench/cost-overhead.sh --reps $REPS --backends \"$BACKENDS\" --clients \"$CLIENTS\" -t $SECS\`,"
+	echo "\`bench/cost-overhead.sh --reps $REPS --backends \"$BACKENDS\" --clients \"$CLIENTS\" -t $SECS --with \"$WITH\"\`,"
 	echo "$(date -u +%Y-%m-%d), Linux $(uname -r), $(nproc) CPUs; \`$("$TBENCH" --version)\`."
 	echo
-	echo "| backend | clients | MB/s without (median) | with --cost ÷ without (median of $REPS paired) |"
+	echo "| backend | clients | MB/s without (median) | with $WITH ÷ without (median of $REPS paired) |"
 	echo "|---|---:|---:|---:|"
 	awk -F, 'NR > 1 { v[$1 "," $2 "," $3 "," $4] = $5; key[$2 "," $3] = 1; reps[$1] = 1 }
 		function median(a, m,   i, j, t) {

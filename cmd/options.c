@@ -76,7 +76,7 @@ static void note_fs_only(const char *name)
 struct raw {
 	double timelimit, warmup;
 	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
-	int per_client, sync_open, sync_dirs, unused, cost, netns;
+	int per_client, sync_open, sync_dirs, unused, cost, netns, perf;
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
 	char *server_opt;
@@ -153,6 +153,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "tso", 0, POPT_ARG_STRING, &w->offload[1], 0, "with --netns: TSO on or off", "on|off" },
 		{ "gso", 0, POPT_ARG_STRING, &w->offload[2], 0, "with --netns: GSO on or off", "on|off" },
 		{ "gro", 0, POPT_ARG_STRING, &w->offload[3], 0, "with --netns: GRO on or off", "on|off" },
+		{ "perf", 0, POPT_ARG_NONE, &w->perf, 0,
+		  "with --cost or --json: perf_event_open counters too (task clock, switches, "
+		  "migrations, cycles, instructions, syscalls); they slow a run down", NULL },
 		{ "cost", 0, POPT_ARG_NONE, &w->cost, 0,
 		  "after the Throughput line, what an operation cost: CPU, switches, perf and "
 		  "network counters", NULL },
@@ -295,7 +298,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->show_execute_time = w->show_exec;
 	r->quiet = w->quiet;
 	o->cost = w->cost;
-	r->cost = w->cost || o->json_path;
+	r->cost = w->cost || o->json_path || w->perf;
+	r->perf = w->perf;
 	o->strict = w->strict;
 	o->report.sync_open = w->sync_open;
 	o->report.sync_dirs = w->sync_dirs;

@@ -87,10 +87,18 @@ static void open_counter(struct cost *c, enum cost_perf which, uint32_t type, ui
 			 " (kernel.perf_event_paranoid, or run as root)" : "");
 }
 
-void cost_open(struct cost *c, const char *dev)
+void cost_open(struct cost *c, const char *dev, bool perf)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->dev, sizeof(c->dev), "%s", dev ? dev : "lo");
+	if (!perf) {
+		for (int i = 0; i < PERF_N; i++) {
+			c->perf_fd[i] = -1;
+			snprintf(c->perf_why[i], sizeof(c->perf_why[i]),
+				 "not counted: --perf counts it (and slows a run: results/bench-cost-overhead.md)");
+		}
+		return;
+	}
 	open_counter(c, PERF_TASK_CLOCK, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	open_counter(c, PERF_CONTEXT_SWITCHES, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
 	open_counter(c, PERF_CPU_MIGRATIONS, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS);

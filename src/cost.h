@@ -45,7 +45,9 @@ struct cost {
 	bool started, ended;
 };
 
-void cost_open(struct cost *c, const char *dev);
+/* perf: open the perf_event_open counters too. Inherited by every task,
+ * they cost each context switch of the run some time: opt-in. */
+void cost_open(struct cost *c, const char *dev, bool perf);
 /* `client_tids`: the tasks that run clients; every other task of this
  * process and its descendants but the calling thread is a server. */
 void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n);

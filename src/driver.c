@@ -584,7 +584,7 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 		return err_set(err, "out of memory for %u clients", d->nclients);
 	/* Before any task starts: the counters follow those created after. */
 	if (cfg->cost)
-		cost_open(&d->cost, "lo");
+		cost_open(&d->cost, "lo", cfg->perf);
 	/* Before any server or client starts: they all read the clock it chooses. */
 	if (clock_init(err) < 0)
 		return -1;

@@ -27,6 +27,7 @@ struct run_config {
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
 	bool quiet;              /* no progress lines */
 	bool cost;               /* sample what the execute phase cost (--cost, --json) */
+	bool perf;               /* with cost: perf_event_open counters too (--perf) */
 };
 
 /* Processes that run clients: the figure dbench prints as "procs". */

@@ -24,7 +24,7 @@ jq_ok() {
 
 offloads_before="$(ethtool -k lo 2>/dev/null | grep -E 'segmentation|receive-offload' || true)"
 
-expect_exit 0 "--netns --offload off --cost -b tcp" "$TBENCH" --netns --offload off --cost -b tcp 2 \
+expect_exit 0 "--netns --offload off --cost --perf -b tcp" "$TBENCH" --netns --offload off --cost --perf -b tcp 2 \
 	--run-once -c "$LOAD" --json "$TL_TMP/off.json"
 jq_ok "namespace private, offloads read back off" \
 	'.netns.private and .netns.tso == false and .netns.gso == false' "$TL_TMP/off.json"
@@ -50,6 +50,9 @@ check "the host's lo offloads unchanged" \
 expect_exit 0 "--netns --tso on --gso off" "$TBENCH" --netns --tso on --gso off -b tcp 1 --run-once -q \
 	-c "$SRCDIR/loadfiles/tiny.txt" --json "$TL_TMP/mixed.json"
 jq_ok "TSO on, GSO off read back" '.netns.tso == true and .netns.gso == false' "$TL_TMP/mixed.json"
+jq_ok "without --perf no perf counter, and why; /proc figures still" \
+	'.cost.per_operation.task_clock_us == null and (.cost.not_available.task_clock_us | test("--perf"))
+	 and .cost.per_operation.clients.voluntary_switches > 0' "$TL_TMP/mixed.json"
 expect_exit 2 "--offload without --netns" "$TBENCH" --offload off -b tcp 1 --run-once
 check "says why" grep -q "needs --netns: tbench never changes the host's devices" "$TL_TMP/err"
 
@@ -57,7 +60,7 @@ check "says why" grep -q "needs --netns: tbench never changes the host's devices
 # (set-up included) against ours over the execute phase of one pass.
 if perf stat -e task-clock true >/dev/null 2>&1; then
 	perf stat -x, -e task-clock,context-switches -o "$TL_TMP/perf.csv" -- \
-		"$TBENCH" --netns -b tcp 2 --run-once -q -c "$LOAD" --json "$TL_TMP/perf.json" >/dev/null 2>&1
+		"$TBENCH" --netns --perf -b tcp 2 --run-once -q -c "$LOAD" --json "$TL_TMP/perf.json" >/dev/null 2>&1
 	ours_ms="$(jq '.cost.per_operation.task_clock_us * .cost.operations / 1000' "$TL_TMP/perf.json")"
 	ours_cs="$(jq '.cost.per_operation.context_switches * .cost.operations' "$TL_TMP/perf.json")"
 	perf_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
@@ -70,7 +73,7 @@ else
 fi
 
 # perf_event_open refused: the run goes on, the JSON says null and why.
-expect_exit 0 "perf_event_open refused (seccomp)" "$DENY" "$TBENCH" --cost -b pipe 1 --run-once \
+expect_exit 0 "perf_event_open refused (seccomp)" "$DENY" "$TBENCH" --cost --perf -b pipe 1 --run-once \
 	-c "$SRCDIR/loadfiles/tiny.txt" --json "$TL_TMP/denied.json"
 jq_ok "refused counters are null with the reason" \
 	'.cost.per_operation.task_clock_us == null and (.cost.not_available.task_clock_us | test("Permission denied"))
