@@ -1,6 +1,7 @@
 /* CPU time of a process tree from /proc; see stats_proc.h. */
 #include "config.h"
 #include "stats_proc.h"
+#include "procfs.h"
 #include "table.h"
 
 #include <ctype.h>
@@ -17,31 +18,20 @@ struct proc_entry {
 	int in_tree;
 };
 
-/* /proc/PID/stat: ppid is field 4, utime, stime, cutime, cstime fields
- * 14-17, counted after the process name, which is in parentheses and may
- * hold anything. 0, or -1 when the process is gone or the line is not
- * Linux's. */
+/* Its parent and its CPU ticks, its own and its reaped children's. 0, or
+ * -1 when the process is gone or the line is not Linux's. */
 static int read_stat(pid_t pid, struct proc_entry *e)
 {
-	char path[64], buf[1024];
-	unsigned long long t[4];
-	int ppid;
+	char path[64];
+	struct proc_stat st;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	size_t len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	const char *p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-			 &ppid, &t[0], &t[1], &t[2], &t[3]) != 5)
+	if (proc_stat_read(path, &st) < 0)
 		return -1;
 	e->pid = pid;
-	e->ppid = ppid;
-	e->user = t[0] + t[2];
-	e->system = t[1] + t[3];
+	e->ppid = st.ppid;
+	e->user = st.utime + st.cutime;
+	e->system = st.stime + st.cstime;
 	e->in_tree = 0;
 	return 0;
 }
