@@ -108,8 +108,9 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 		"$started" "$commit" "$load"
 	bt='`'
 	printf -- '- Build: %s../configure CFLAGS="-O2 -g" && make && make bench%s (out of tree)\n' "$bt" "$bt"
-	printf -- '- Command: %sNAME=%s LOADFILE=%s PARTS=%s CLIENTS=%s REPS=%s bench/run-core.sh%s = %sbench/bench_core' \
-		"$bt" "$name" "$loadfile" "$parts" "$clients" "$reps" "$bt" "$bt"
+	printf -- '- Command: %s%sNAME=%s LOADFILE=%s PARTS=%s CLIENTS=%s REPS=%s SECS=%s bench/run-core.sh%s = %sbench/bench_core' \
+		"$bt" "${TBENCH_CLOCK:+TBENCH_CLOCK=$TBENCH_CLOCK }" "$name" "$loadfile" "$parts" "$clients" \
+		"$reps" "$secs" "$bt" "$bt"
 	printf ' %q' "${args[@]}"
 	printf '%s\n' "$bt"
 	printf -- '- Raw numbers: %s.csv (kind, benchmark, clients, rep, variant, then: ops/s, MB/s, ' "$name"
