@@ -347,13 +347,17 @@ static void sample_cost(struct driver *d, struct cost_sample *s)
 static void set_phase(struct driver *d, int phase, uint64_t now)
 {
 	d->phase = phase;
-	if (phase == PHASE_EXECUTE)
-		d->exec_start = now;
-	phase_set(d->sh, phase);
+	/* Before the clients see the phase: a short pass (--run-once) may
+	 * otherwise be over, its switches uncounted, when /proc is read. The
+	 * phase starts when they see it, after the sample. */
 	if (phase == PHASE_EXECUTE && d->cfg->cost) {
 		sample_cost(d, &d->cost.start);
 		d->cost.started = true;
+		now = now_ns();
 	}
+	if (phase == PHASE_EXECUTE)
+		d->exec_start = now;
+	phase_set(d->sh, phase);
 }
 
 /* Run-once: the run ends when the last client finished its pass. */
