@@ -62,6 +62,15 @@ server_pids() {
 	fi
 }
 
+# Sends SIGNAL to the run's server processes. A per-connection server may
+# have ended between listing and signalling: not an error.
+signal_servers() {   # signal_servers SIGNAL BACKEND PID
+	local server
+	for server in $(server_pids "$2" "$3"); do
+		kill "-$1" "$server" 2>/dev/null || true
+	done
+}
+
 record() {   # record BACKEND MODEL FAULT RC SECONDS MESSAGE
 	ROWS+=("| $1 | $2 | $3 | $4 | $5 | ${6//|/\\|} |")
 }
@@ -97,11 +106,11 @@ run_fault() {
 		case "$fault" in
 		sigint) kill -INT "$pid" 2>/dev/null || echo "# $backend $model: tbench ended before SIGINT" ;;
 		sigterm) kill -TERM "$pid" 2>/dev/null || echo "# $backend $model: tbench ended before SIGTERM" ;;
-		server-killed) server_pids "$backend" "$pid" | xargs -r kill -9 ;;
-		server-stopped) server_pids "$backend" "$pid" | xargs -r kill -STOP ;;
+		server-killed) signal_servers KILL "$backend" "$pid" ;;
+		server-stopped) signal_servers STOP "$backend" "$pid" ;;
 		esac
 		wait "$pid" || rc=$?
-		[ "$fault" = server-stopped ] && server_pids "$backend" "$pid" | xargs -r kill -CONT 2>/dev/null
+		if [ "$fault" = server-stopped ]; then signal_servers CONT "$backend" "$pid"; fi
 		;;
 	esac
 	local took=$((SECONDS - start)) msg
