@@ -87,6 +87,27 @@ static void open_counter(struct cost *c, enum cost_perf which, uint32_t type, ui
 			 " (kernel.perf_event_paranoid, or run as root)" : "");
 }
 
+/* The counters /proc has too: counted there where perf_event_open is
+ * not asked for or refused. */
+static bool proc_counts(int which)
+{
+	return which == PERF_TASK_CLOCK || which == PERF_CONTEXT_SWITCHES || which == PERF_CPU_MIGRATIONS;
+}
+
+static void fall_back_to_proc(struct cost *c)
+{
+	for (int i = 0; i < PERF_N; i++)
+		if (c->perf_fd[i] < 0 && proc_counts(i)) {
+			c->from_proc[i] = true;
+			c->perf_why[i][0] = '\0';
+		}
+}
+
+const char *cost_perf_source(const struct cost *c, int i)
+{
+	return c->perf_fd[i] >= 0 ? "perf_event_open" : c->from_proc[i] ? "/proc" : NULL;
+}
+
 void cost_open(struct cost *c, const char *dev, bool perf)
 {
 	memset(c, 0, sizeof(*c));
@@ -97,6 +118,7 @@ void cost_open(struct cost *c, const char *dev, bool perf)
 			snprintf(c->perf_why[i], sizeof(c->perf_why[i]),
 				 "not counted: --perf counts it (and slows a run: results/bench-cost-overhead.md)");
 		}
+		fall_back_to_proc(c);
 		return;
 	}
 	open_counter(c, PERF_TASK_CLOCK, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
@@ -114,6 +136,7 @@ void cost_open(struct cost *c, const char *dev, bool perf)
 		snprintf(c->perf_why[PERF_SYSCALLS], sizeof(c->perf_why[PERF_SYSCALLS]),
 			 "raw_syscalls:sys_enter not readable (tracefs not mounted, or not root)");
 	}
+	fall_back_to_proc(c);
 }
 
 void cost_close(struct cost *c)
@@ -152,18 +175,31 @@ static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 	t->user_s += (double)st.utime / ticks;
 	t->sys_s += (double)st.stime / ticks;
 	t->tasks++;
+	unsigned long long v;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	unsigned long long v;
-	while (fgets(buf, sizeof(buf), f)) {
+	while (f && fgets(buf, sizeof(buf), f)) {
 		if (sscanf(buf, "voluntary_ctxt_switches: %llu", &v) == 1)
 			t->vol_cs += v;
 		else if (sscanf(buf, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
 			t->invol_cs += v;
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
+	/* Run time in ns, as the task clock counts it (CONFIG_SCHED_INFO). */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%llu", &v) == 1)
+		t->exec_ns += v;
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sched", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "se.nr_migrations : %llu", &v) == 1)
+			t->migrations += v;
+	if (f)
+		fclose(f);
 }
 
 static bool is_client(pid_t tid, const pid_t *clients, unsigned n)
@@ -313,4 +349,11 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	read_perf(c, s);
 	read_net(c, s);
 	add_tree(s, client_tids, n);
+	const struct task_times *cl = &s->clients, *sv = &s->servers;
+	if (c->from_proc[PERF_TASK_CLOCK])
+		s->perf[PERF_TASK_CLOCK] = cl->exec_ns + sv->exec_ns;
+	if (c->from_proc[PERF_CONTEXT_SWITCHES])
+		s->perf[PERF_CONTEXT_SWITCHES] = cl->vol_cs + cl->invol_cs + sv->vol_cs + sv->invol_cs;
+	if (c->from_proc[PERF_CPU_MIGRATIONS])
+		s->perf[PERF_CPU_MIGRATIONS] = cl->migrations + sv->migrations;
 }

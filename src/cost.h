@@ -15,6 +15,7 @@
 struct task_times {
 	double user_s, sys_s;
 	uint64_t vol_cs, invol_cs;
+	uint64_t exec_ns, migrations;   /* schedstat's run time, sched's se.nr_migrations */
 	unsigned tasks;
 };
 
@@ -38,15 +39,19 @@ struct cost_sample {
 /* Open before the run starts any thread or process: the perf counters
  * count this process and every task it creates afterwards. */
 struct cost {
-	int perf_fd[PERF_N];            /* -1 where not available */
-	char perf_why[PERF_N][96];      /* why not */
+	int perf_fd[PERF_N];            /* -1 where not counted by perf_event_open */
+	bool from_proc[PERF_N];         /* counted from /proc instead (no perf_event_open) */
+	char perf_why[PERF_N][96];      /* why neither */
 	char dev[16];                   /* the device whose counters are read */
 	struct cost_sample start, end;
 	bool started, ended;
 };
 
 /* perf: open the perf_event_open counters too. Inherited by every task,
- * they cost each context switch of the run some time: opt-in. */
+ * they cost each context switch of the run some time: opt-in. Without
+ * them (or where the kernel refuses them) the task clock, the switches
+ * and the migrations are summed from /proc over the run's tasks, which
+ * costs the run nothing. */
 void cost_open(struct cost *c, const char *dev, bool perf);
 /* `client_tids`: the tasks that run clients; every other task of this
  * process and its descendants but the calling thread is a server. */
@@ -55,6 +60,8 @@ void cost_close(struct cost *c);
 
 /* Names for reports, in enum order. */
 extern const char *const cost_perf_name[PERF_N];
+/* Counter i is known: "perf_event_open", "/proc", or NULL (see perf_why). */
+const char *cost_perf_source(const struct cost *c, int i);
 extern const char *const cost_net_name[NET_N];
 
 #endif

@@ -316,7 +316,7 @@ static void json_cost(FILE *f, const struct run_config *cfg, const struct run_re
 	json_tasks(f, "servers", res, &c->start.servers, &c->end.servers);
 	for (int i = 0; i < PERF_N; i++) {
 		double v = per_op(res, (double)perf_delta(c, i) / (i == PERF_TASK_CLOCK ? 1e3 : 1));
-		if (c->perf_fd[i] >= 0)
+		if (cost_perf_source(c, i))
 			fprintf(f, "      \"%s\": %.4f,\n", cost_perf_name[i], v);
 		else
 			fprintf(f, "      \"%s\": null,\n", cost_perf_name[i]);
@@ -334,7 +334,15 @@ static void json_cost(FILE *f, const struct run_config *cfg, const struct run_re
 		fprintf(f, "      \"payload_bytes_per_segment\": null\n    },\n");
 	fprintf(f, "    \"operations\": %llu,\n    \"device\": ", (unsigned long long)res->ops);
 	json_str(f, c->dev);
-	fprintf(f, ",\n    \"not_available\": {");
+	fprintf(f, ",\n    \"counted_by\": {");
+	for (int i = 0, first = 1; i < PERF_N; i++) {
+		if (!cost_perf_source(c, i))
+			continue;
+		fprintf(f, "%s \"%s\": ", first ? "" : ",", cost_perf_name[i]);
+		json_str(f, cost_perf_source(c, i));
+		first = 0;
+	}
+	fprintf(f, " },\n    \"not_available\": {");
 	for (int i = 0, first = 1; i < PERF_N; i++) {
 		if (!c->perf_why[i][0])
 			continue;
@@ -385,15 +393,16 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct report_opti
 		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
 		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),
 		per_op(res, (double)(b->invol_cs - a->invol_cs)));
-	fprintf(f, "  perf    ");
+	fprintf(f, "  kernel  ");
 	for (int i = 0; i < PERF_N; i++) {
-		if (c->perf_fd[i] >= 0)
+		if (cost_perf_source(c, i))
 			fprintf(f, " %s %.3f", cost_perf_name[i],
 				per_op(res, (double)perf_delta(c, i) / (i == PERF_TASK_CLOCK ? 1e3 : 1)));
 		else
 			fprintf(f, " %s n/a", cost_perf_name[i]);
 	}
-	fprintf(f, "\n");
+	fprintf(f, "  (%s)\n", c->perf_fd[PERF_TASK_CLOCK] >= 0 ? "perf_event_open" :
+		"from /proc; --perf: perf_event_open");
 	double segs = net_known(c, NET_SEGS_OUT) ? net_delta(c, NET_SEGS_OUT) : 0;
 	if (!(cfg->backend->flags & BACKEND_TCP))
 		fprintf(f, "  network  none: backend %s sends no TCP segments\n", cfg->backend->name);
@@ -415,15 +424,15 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct report_opti
 	/* Each reason once, with every counter it applies to. */
 	for (int i = 0; i < PERF_N; i++) {
 		bool first = true;
-		if (c->perf_fd[i] >= 0 || !c->perf_why[i][0])
+		if (cost_perf_source(c, i) || !c->perf_why[i][0])
 			continue;
 		for (int k = 0; k < i && first; k++)
-			first = c->perf_fd[k] >= 0 || strcmp(c->perf_why[k], c->perf_why[i]) != 0;
+			first = cost_perf_source(c, k) || strcmp(c->perf_why[k], c->perf_why[i]) != 0;
 		if (!first)
 			continue;
 		fprintf(f, "  %s", cost_perf_name[i]);
 		for (int k = i + 1; k < PERF_N; k++)
-			if (c->perf_fd[k] < 0 && strcmp(c->perf_why[k], c->perf_why[i]) == 0)
+			if (!cost_perf_source(c, k) && strcmp(c->perf_why[k], c->perf_why[i]) == 0)
 				fprintf(f, ", %s", cost_perf_name[k]);
 		fprintf(f, ": %s\n", c->perf_why[i]);
 	}

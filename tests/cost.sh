@@ -50,9 +50,12 @@ check "the host's lo offloads unchanged" \
 expect_exit 0 "--netns --tso on --gso off" "$TBENCH" --netns --tso on --gso off -b tcp 1 --run-once -q \
 	-c "$SRCDIR/loadfiles/tiny.txt" --json "$TL_TMP/mixed.json"
 jq_ok "TSO on, GSO off read back" '.netns.tso == true and .netns.gso == false' "$TL_TMP/mixed.json"
-jq_ok "without --perf no perf counter, and why; /proc figures still" \
-	'.cost.per_operation.task_clock_us == null and (.cost.not_available.task_clock_us | test("--perf"))
-	 and .cost.per_operation.clients.voluntary_switches > 0' "$TL_TMP/mixed.json"
+jq_ok "without --perf: task clock, switches, migrations from /proc; the others null, and why" \
+	'.cost.per_operation.task_clock_us > 0 and .cost.per_operation.context_switches > 0
+	 and .cost.per_operation.cpu_migrations >= 0
+	 and .cost.counted_by == {"task_clock_us": "/proc", "context_switches": "/proc", "cpu_migrations": "/proc"}
+	 and .cost.per_operation.syscalls == null and (.cost.not_available.syscalls | test("--perf"))' \
+	"$TL_TMP/mixed.json"
 expect_exit 2 "--offload without --netns" "$TBENCH" --offload off -b tcp 1 --run-once
 check "says why" grep -q "needs --netns: tbench never changes the host's devices" "$TL_TMP/err"
 
@@ -68,6 +71,17 @@ if perf stat -e task-clock true >/dev/null 2>&1; then
 	echo "# task clock: ours $ours_ms ms, perf stat $perf_ms ms; switches: ours $ours_cs, perf stat $perf_cs"
 	check "task clock within 10% of perf stat's" awk -v a="$ours_ms" -v b="$perf_ms" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
 	check "context switches within 10% of perf stat's" awk -v a="$ours_cs" -v b="$perf_cs" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+	# The same without --perf: counted from /proc.
+	perf stat -x, -e task-clock,context-switches -o "$TL_TMP/perf.csv" -- \
+		"$TBENCH" --netns -b tcp 2 --run-once -q -c "$LOAD" --json "$TL_TMP/proc.json" >/dev/null 2>&1
+	jq_ok "without --perf the task clock is /proc's" '.cost.counted_by.task_clock_us == "/proc"' "$TL_TMP/proc.json"
+	ours_ms="$(jq '.cost.per_operation.task_clock_us * .cost.operations / 1000' "$TL_TMP/proc.json")"
+	ours_cs="$(jq '.cost.per_operation.context_switches * .cost.operations' "$TL_TMP/proc.json")"
+	perf_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
+	perf_cs="$(awk -F, '$3 == "context-switches" { print $1 }' "$TL_TMP/perf.csv")"
+	echo "# from /proc: task clock ours $ours_ms ms, perf stat $perf_ms ms; switches: ours $ours_cs, perf stat $perf_cs"
+	check "/proc's task clock within 10% of perf stat's" awk -v a="$ours_ms" -v b="$perf_ms" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+	check "/proc's context switches within 10% of perf stat's" awk -v a="$ours_cs" -v b="$perf_cs" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
 else
 	echo "# perf stat cross-check: skipped, perf stat does not work here (apt-get install linux-perf)"
 fi
@@ -75,8 +89,9 @@ fi
 # perf_event_open refused: the run goes on, the JSON says null and why.
 expect_exit 0 "perf_event_open refused (seccomp)" "$DENY" "$TBENCH" --cost --perf -b pipe 1 --run-once \
 	-c "$SRCDIR/loadfiles/tiny.txt" --json "$TL_TMP/denied.json"
-jq_ok "refused counters are null with the reason" \
-	'.cost.per_operation.task_clock_us == null and (.cost.not_available.task_clock_us | test("Permission denied"))
+jq_ok "refused counters are null with the reason, /proc's counted from /proc" \
+	'.cost.per_operation.syscalls == null and (.cost.not_available.syscalls | test("Permission denied"))
+	 and .cost.counted_by.task_clock_us == "/proc" and .cost.per_operation.task_clock_us > 0
 	 and .cost.per_operation.clients.cpu_system_us != null' "$TL_TMP/denied.json"
 check "the text says so once" [ "$(grep -c 'Permission denied' "$TL_TMP/out")" -eq 1 ]
 
