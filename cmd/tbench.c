@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "driver.h"
 #include "netns.h"
 #include "options.h"
@@ -180,6 +181,12 @@ int main(int argc, char **argv)
 			options_list_backends(stdout);
 		options_free(&o);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	/* $TBENCH_CLOCK is bad usage too; the clock is chosen once, here. */
+	if (clock_init(&err) < 0) {
+		fprintf(stderr, "tbench: %s\n", err.msg);
+		options_free(&o);
+		return EXIT_USAGE;
 	}
 	/* The namespace first, while tbench is one thread: everything after runs in it. */
 	if (netns_enter(&o.netns, &netns, &err) < 0) {

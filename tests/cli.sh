@@ -23,6 +23,13 @@ usage_errors() {
 	check "names the bad flag" grep -q -- '--bogus' "$TL_TMP/err"
 	expect_exit 2 "unknown backend" "$TBENCH" -b nosuch 2
 	check "says no such backend" grep -q 'no such backend' "$TL_TMP/err"
+	expect_exit 2 "bad \$TBENCH_CLOCK" env TBENCH_CLOCK=hpet "$TBENCH" -b nop 1 --run-once -c "$TINY"
+	check "names TBENCH_CLOCK and its values" grep -q 'TBENCH_CLOCK=hpet: expected auto, tsc or clock_gettime' "$TL_TMP/err"
+	expect_exit 0 "TBENCH_CLOCK=clock_gettime" env TBENCH_CLOCK=clock_gettime "$TBENCH" -b nop 1 --run-once \
+		-c "$TINY" --json "$TL_TMP/clock.json"
+	check "the JSON says which clock and why" \
+		jq -e '.settings.clock.source == "clock_gettime" and .settings.clock.why == "TBENCH_CLOCK=clock_gettime"' \
+		"$TL_TMP/clock.json"
 	expect_exit 2 "SERVER given to a backend with its own" "$TBENCH" -b pipe 2 somehost
 	expect_exit 2 "too many arguments" "$TBENCH" -b pipe 2 a b
 }
