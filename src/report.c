@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "version.h"
 
 static int first_write_errno;
@@ -153,20 +154,9 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct report_o
 	flush(f);
 }
 
-/* JSON string with the escapes RFC 8259 requires. */
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	json_write_string(f, s);
 }
 
 static void json_latency(FILE *f, const struct histogram *h)
@@ -175,6 +165,24 @@ static void json_latency(FILE *f, const struct histogram *h)
 		"\"p999_ms\": %.6f, \"max_ms\": %.6f",
 		(unsigned long long)h->count, hist_mean_ns(h) / 1e6, ms(hist_quantile(h, 0.50)),
 		ms(hist_quantile(h, 0.99)), ms(hist_quantile(h, 0.999)), ms(h->max_ns));
+}
+
+/* The non-empty buckets as [low_ns, high_ns, count] (a bucket holds low <=
+ * ns < high; the last, which clamps, has high = low), with the exact sum and
+ * maximum: enough to merge runs and recompute hist_quantile's figures. */
+static void json_histogram(FILE *f, const struct histogram *h)
+{
+	fprintf(f, ", \"histogram\": { \"sum_ns\": %llu, \"max_ns\": %llu, \"buckets\": [",
+		(unsigned long long)h->sum_ns, (unsigned long long)h->max_ns);
+	for (unsigned i = 0, first = 1; i < HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		uint64_t lo = hist_bucket_low(i), hi = i + 1 < HIST_BUCKETS ? hist_bucket_low(i + 1) : lo;
+		fprintf(f, "%s[%llu, %llu, %u]", first ? "" : ", ", (unsigned long long)lo,
+			(unsigned long long)hi, h->bucket[i]);
+		first = 0;
+	}
+	fprintf(f, "] }");
 }
 
 /* The clock the timestamps came from; with the TSC, how far its time had
@@ -254,6 +262,7 @@ static void json_result(FILE *f, const struct run_result *res)
 	if (ex) {
 		fprintf(f, "    \"latency\": { ");
 		json_latency(f, &res->all);
+		json_histogram(f, &res->all);
 		fprintf(f, " },\n");
 	} else {
 		fprintf(f, "    \"latency\": null,\n");
