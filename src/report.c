@@ -185,6 +185,12 @@ static void json_histogram(FILE *f, const struct histogram *h)
 	fprintf(f, "] }");
 }
 
+void report_json_latency(FILE *f, const struct histogram *h)
+{
+	json_latency(f, h);
+	json_histogram(f, h);
+}
+
 /* The clock the timestamps came from; with the TSC, how far its time had
  * drifted from CLOCK_MONOTONIC since the calibration (checked now, as the
  * run has just ended). */
@@ -261,8 +267,7 @@ static void json_result(FILE *f, const struct run_result *res)
 	json_figure(f, "max_latency_ms", ms(res->max_latency_ns), ex, "\n");
 	if (ex) {
 		fprintf(f, "    \"latency\": { ");
-		json_latency(f, &res->all);
-		json_histogram(f, &res->all);
+		report_json_latency(f, &res->all);
 		fprintf(f, " },\n");
 	} else {
 		fprintf(f, "    \"latency\": null,\n");

@@ -46,5 +46,8 @@ int report_json_write(struct json_out *j, const struct run_config *cfg,
 void report_json_discard(struct json_out *j);
 
 double result_mb_per_sec(const struct run_result *res);
+/* The members of a --json latency object for h, histogram included:
+ * "count": N, "avg_ms": ..., ... (what goes between its braces). */
+void report_json_latency(FILE *f, const struct histogram *h);
 
 #endif

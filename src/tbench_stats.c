@@ -5,6 +5,7 @@
  * runs.csv), stats_summary.c (points, comparisons, costs) and stats.c. */
 #include "config.h"
 #include "json.h"
+#include "stats_merge.h"
 #include "stats_proc.h"
 #include "stats_row.h"
 #include "stats_summary.h"
@@ -53,6 +54,7 @@ static void usage(FILE *f)
 		"       tbench-stats row --header | --figures\n"
 		"       tbench-stats select [--where NAME=VALUE]... [--columns C,..] [--tsv] FILE.csv\n"
 		"       tbench-stats proc-cpu PID\n"
+		"       tbench-stats merge [--names H1,H2,..] A.json B.json ...\n"
 		"\n"
 		"summarize  one row per point (rows of RUNS.csv with equal key columns): n runs\n"
 		"           with status 'ok', n_failed, and for each metric column its mean, sample\n"
@@ -84,6 +86,9 @@ static void usage(FILE *f)
 		"           named; --tsv: tab-separated, no header.\n"
 		"proc-cpu   user,system CPU seconds of a process and every process below it,\n"
 		"           alive or reaped.\n"
+		"merge      one --json document of the runs that several client hosts made at\n"
+		"           once: MB/sec, operations, bytes, CPU summed; latency from the sum of\n"
+		"           their histograms; each host's figures under \"hosts\".\n"
 		"\n"
 		"Defaults: --keys " DEFAULT_KEYS ", --metric mb_per_sec\n"
 		"Exit status: 0 success, 1 failure (output not written), 2 usage or input error.\n");
@@ -748,6 +753,7 @@ static const struct {
 	{ "row", cmd_row },
 	{ "select", cmd_select },
 	{ "proc-cpu", cmd_proc_cpu },
+	{ "merge", cmd_merge },
 };
 
 int main(int argc, char **argv)

@@ -20,16 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK_NEAR(a, b, tol) do { \
-	double a_ = (a), b_ = (b); \
-	test_checks++; \
-	if (!(fabs(a_ - b_) <= (tol))) { \
-		test_failures++; \
-		fprintf(stderr, "%s:%d: FAILED: %s = %.9g, want %.9g (+-%g)\n", \
-			__FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
-	} \
-} while (0)
-
 static void moments(void)
 {
 	const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };

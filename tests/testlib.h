@@ -26,6 +26,17 @@ static int test_failures, test_checks;
 	} \
 } while (0)
 
+/* |a - b| <= tol; needs <math.h>. */
+#define CHECK_NEAR(a, b, tol) do { \
+	double a_ = (a), b_ = (b); \
+	test_checks++; \
+	if (!(fabs(a_ - b_) <= (tol))) { \
+		test_failures++; \
+		fprintf(stderr, "%s:%d: FAILED: %s = %.9g, want %.9g (+-%g)\n", \
+			__FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
+	} \
+} while (0)
+
 static inline int test_done(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, test_checks, test_failures);

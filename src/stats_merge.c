@@ -1,0 +1,658 @@
+/* tbench-stats merge; see stats_merge.h. Everything that can be wrong with
+ * the input is found before the first byte is written. */
+#include "config.h"
+#include "stats_merge.h"
+#include "histogram.h"
+#include "json.h"
+#include "report.h"
+#include "table.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct host {
+	const char *path;
+	char *name;
+	struct json_node doc;
+};
+
+struct merge {
+	struct host *h;
+	size_t n;
+	struct histogram hist;          /* every host's execute phase */
+	int status;                     /* index into status_names */
+	char *error;                    /* "HOST: why; HOST: why"; NULL when all were ok */
+	uint64_t clients, procs, payload, payload_all, ops;
+};
+
+static const char *const status_names[] = { "ok", "failed", "interrupted" };
+
+/* ---- reading ------------------------------------------------------------------ */
+
+static const char *text_at(const struct json_node *doc, const char *path)
+{
+	return json_scalar_text(json_get(doc, path));
+}
+
+/* A number at path, NaN when absent, null or not a number. */
+static double num_at(const struct json_node *doc, const char *path)
+{
+	const struct json_node *n = json_get(doc, path);
+	return n && n->type == JSON_NUMBER ? n->num : NAN;
+}
+
+/* A whole non-negative number, read from its text so that no digit is lost. */
+static int u64_of(const struct json_node *n, uint64_t *out)
+{
+	char *end;
+	if (!n || n->type != JSON_NUMBER || n->text[0] < '0' || n->text[0] > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(n->text, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Two settings agree: both missing or null, equal numbers, or equal text. */
+static int same_value(const struct json_node *a, const struct json_node *b)
+{
+	int a_none = !a || a->type == JSON_NULL, b_none = !b || b->type == JSON_NULL;
+	if (a_none || b_none)
+		return a_none && b_none;
+	if (a->type == JSON_NUMBER && b->type == JSON_NUMBER)
+		return a->num == b->num;
+	return a->type == b->type && strcmp(json_scalar_text(a), json_scalar_text(b)) == 0;
+}
+
+/* What must be equal for several hosts' runs to be one run. */
+static const struct {
+	const char *path, *what;
+} must_agree[] = {
+	{ "settings.backend", "backend" },
+	{ "settings.model", "client model" },
+	{ "settings.clients_per_process", "clients per process" },
+	{ "settings.loadfile_ops", "loadfile" },
+	{ "settings.loadfile_pass_bytes", "loadfile" },
+	{ "settings.timelimit_s", "time limit (-t)" },
+	{ "settings.warmup_s", "warm-up" },
+	{ "settings.run_once", "--run-once" },
+	{ "settings.target_rate_mb_s", "target rate (-R)" },
+	{ "settings.copy_replies", "--copy-replies" },
+	{ "settings.start_at", "start instant (--start-at)" },
+};
+
+static int check_agree(const struct merge *m, struct errbuf *err)
+{
+	const struct json_node *first = &m->h[0].doc;
+	if (first->type != JSON_OBJECT || !json_get(first, "settings") || !json_get(first, "result"))
+		return err_set(err, "%s: not a tbench --json document (no settings or result)", m->h[0].path);
+	for (size_t i = 1; i < m->n; i++) {
+		const struct json_node *doc = &m->h[i].doc;
+		if (doc->type != JSON_OBJECT || !json_get(doc, "settings") || !json_get(doc, "result"))
+			return err_set(err, "%s: not a tbench --json document (no settings or result)",
+				       m->h[i].path);
+		for (size_t k = 0; k < sizeof(must_agree) / sizeof(must_agree[0]); k++) {
+			const char *p = must_agree[k].path;
+			if (same_value(json_get(first, p), json_get(doc, p)))
+				continue;
+			int lf = strcmp(must_agree[k].what, "loadfile") == 0;
+			return err_set(err, "%s: %s is '%s'%s%s%s, %s's is '%s'%s%s%s: runs with another %s "
+				       "are not one run and cannot be merged", m->h[i].path, p, text_at(doc, p),
+				       lf ? " (" : "", lf ? text_at(doc, "settings.loadfile") : "", lf ? ")" : "",
+				       m->h[0].path, text_at(first, p), lf ? " (" : "",
+				       lf ? text_at(first, "settings.loadfile") : "", lf ? ")" : "",
+				       must_agree[k].what);
+		}
+	}
+	return 0;
+}
+
+/* Adds a host's result.latency.histogram to m->hist, checking that its
+ * buckets are this tbench's and that they hold result.latency.count. */
+static int add_histogram(struct merge *m, const struct host *x, struct errbuf *err)
+{
+	const struct json_node *lat = json_get(&x->doc, "result.latency");
+	if (!lat || lat->type == JSON_NULL)
+		return 0;               /* nothing measured: its status says why */
+	const struct json_node *hist = json_get(lat, "histogram");
+	const struct json_node *b = hist ? json_get(hist, "buckets") : NULL;
+	uint64_t sum, max, count, seen = 0;
+	if (!b || b->type != JSON_ARRAY || u64_of(json_get(hist, "sum_ns"), &sum) < 0 ||
+	    u64_of(json_get(hist, "max_ns"), &max) < 0 || u64_of(json_get(lat, "count"), &count) < 0)
+		return err_set(err, "%s: no result.latency.histogram with sum_ns, max_ns and buckets "
+			       "(written by an older tbench?): run it again with this version", x->path);
+	for (size_t i = 0; i < b->nkids; i++) {
+		const struct json_node *e = &b->kids[i];
+		uint64_t lo, hi, c;
+		if (e->type != JSON_ARRAY || e->nkids != 3 || u64_of(&e->kids[0], &lo) < 0 ||
+		    u64_of(&e->kids[1], &hi) < 0 || u64_of(&e->kids[2], &c) < 0)
+			return err_set(err, "%s: result.latency.histogram.buckets.%zu: want [low_ns, high_ns, "
+				       "count]", x->path, i);
+		unsigned k = hist_index(lo);
+		uint64_t want_hi = k + 1 < HIST_BUCKETS ? hist_bucket_low(k + 1) : lo;
+		if (hist_bucket_low(k) != lo || hi != want_hi)
+			return err_set(err, "%s: result.latency.histogram.buckets.%zu: [%" PRIu64 ", %" PRIu64
+				       ") ns is not a bucket of this tbench's histogram (another version wrote "
+				       "it?)", x->path, i, lo, hi);
+		if (c > UINT32_MAX - m->hist.bucket[k])
+			return err_set(err, "%s: more than 2^32 operations in the latency bucket [%" PRIu64
+				       ", %" PRIu64 ") ns: too many to merge", x->path, lo, hi);
+		m->hist.bucket[k] += (uint32_t)c;
+		seen += c;
+	}
+	if (seen != count)
+		return err_set(err, "%s: result.latency.histogram holds %" PRIu64 " operations, "
+			       "result.latency.count says %" PRIu64, x->path, seen, count);
+	m->hist.count += count;
+	m->hist.sum_ns += sum;
+	if (max > m->hist.max_ns)
+		m->hist.max_ns = max;
+	return 0;
+}
+
+static int add_u64(const struct host *x, const char *path, uint64_t *total, struct errbuf *err)
+{
+	uint64_t v;
+	if (u64_of(json_get(&x->doc, path), &v) < 0)
+		return err_set(err, "%s: %s is not a whole number", x->path, path);
+	*total += v;
+	return 0;
+}
+
+/* "HOST: why" of a run that did not end well, after those before it. */
+static void add_error(struct merge *m, const struct host *x, const char *status)
+{
+	const char *why = text_at(&x->doc, "result.error");
+	size_t len = (m->error ? strlen(m->error) + 2 : 0) + strlen(x->name) + strlen(why) +
+		     strlen(status) + 16;
+	char *s = xrealloc(NULL, len);
+	snprintf(s, len, "%s%s%s: %s", m->error ? m->error : "", m->error ? "; " : "", x->name,
+		 *why ? why : status);
+	free(m->error);
+	m->error = s;
+}
+
+static int gather(struct merge *m, struct errbuf *err)
+{
+	if (check_agree(m, err) < 0)
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct host *x = &m->h[i];
+		const char *st = text_at(&x->doc, "result.status");
+		if (add_histogram(m, x, err) < 0 || add_u64(x, "settings.clients", &m->clients, err) < 0 ||
+		    add_u64(x, "settings.procs", &m->procs, err) < 0 ||
+		    add_u64(x, "result.payload_bytes", &m->payload, err) < 0 ||
+		    add_u64(x, "result.payload_bytes_all_phases", &m->payload_all, err) < 0 ||
+		    add_u64(x, "result.ops", &m->ops, err) < 0)
+			return -1;
+		if (strcmp(st, "ok") == 0)
+			continue;
+		if (m->status == 0)
+			m->status = strcmp(st, "interrupted") == 0 ? 2 : 1;
+		add_error(m, x, *st ? st : "no status");
+	}
+	return 0;
+}
+
+/* ---- sums and weighted means over the hosts ---------------------------------------- */
+
+/* The sum of a figure; NaN when no host has it. */
+static double sum_of(const struct merge *m, const char *path)
+{
+	double total = 0;
+	int known = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		double v = num_at(&m->h[i].doc, path);
+		if (isfinite(v)) {
+			total += v;
+			known = 1;
+		}
+	}
+	return known ? total : NAN;
+}
+
+static double max_of(const struct merge *m, const char *path)
+{
+	double best = NAN;
+	for (size_t i = 0; i < m->n; i++) {
+		double v = num_at(&m->h[i].doc, path);
+		if (isfinite(v) && !(v <= best))
+			best = v;
+	}
+	return best;
+}
+
+/* Sum of value x weight over the hosts, divided by the sum of the weights:
+ * a figure per operation over every host's operations. NaN when a host
+ * lacks the figure or its weight (a mean over some hosts would mislead). */
+static double weighted_mean(const struct merge *m, const char *path, const char *weight_path,
+			    const char *weight_factor)
+{
+	double total = 0, weights = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		double v = num_at(&m->h[i].doc, path), w = num_at(&m->h[i].doc, weight_path);
+		if (weight_factor)
+			w *= num_at(&m->h[i].doc, weight_factor);
+		if (!isfinite(v) || !isfinite(w))
+			return NAN;
+		total += v * w;
+		weights += w;
+	}
+	return weights > 0 ? total / weights : NAN;
+}
+
+/* ---- writing --------------------------------------------------------------------------- */
+
+static void put_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6f", v);
+	else
+		fputs("null", f);
+}
+
+/* A value as it was read, on one line: numbers keep the text they had. */
+static void put_node(FILE *f, const struct json_node *n)
+{
+	static const char *const words[] = { "null", "false", "true" };
+	if (!n) {
+		fputs("null", f);
+		return;
+	}
+	switch (n->type) {
+	case JSON_NULL:
+	case JSON_FALSE:
+	case JSON_TRUE:
+		fputs(words[n->type], f);
+		break;
+	case JSON_NUMBER:
+		fputs(n->text, f);
+		break;
+	case JSON_STRING:
+		json_write_string(f, n->text);
+		break;
+	case JSON_ARRAY:
+	case JSON_OBJECT:
+		fputc(n->type == JSON_ARRAY ? '[' : '{', f);
+		for (size_t i = 0; i < n->nkids; i++) {
+			fputs(i ? ", " : (n->type == JSON_OBJECT ? " " : ""), f);
+			if (n->type == JSON_OBJECT) {
+				json_write_string(f, n->kids[i].key);
+				fputs(": ", f);
+			}
+			put_node(f, &n->kids[i]);
+		}
+		fputs(n->type == JSON_ARRAY ? "]" : (n->nkids ? " }" : "}"), f);
+		break;
+	}
+}
+
+static void put_key(FILE *f, const char *sep, const char *key)
+{
+	fputs(sep, f);
+	json_write_string(f, key);
+	fputs(": ", f);
+}
+
+/* The first host's settings, with the clients and processes of all. */
+static void put_settings(FILE *f, const struct merge *m, const struct json_node *s)
+{
+	fputc('{', f);
+	for (size_t i = 0; i < s->nkids; i++) {
+		put_key(f, i ? ",\n    " : "\n    ", s->kids[i].key);
+		if (strcmp(s->kids[i].key, "clients") == 0)
+			fprintf(f, "%" PRIu64, m->clients);
+		else if (strcmp(s->kids[i].key, "procs") == 0)
+			fprintf(f, "%" PRIu64, m->procs);
+		else
+			put_node(f, &s->kids[i]);
+	}
+	fputs("\n  }", f);
+}
+
+static void put_figure(FILE *f, const char *key, double v)
+{
+	put_key(f, ",\n    ", key);
+	put_num(f, v);
+}
+
+static void put_result(FILE *f, const struct merge *m)
+{
+	static const char *const cpu[] = { "user_s", "system_s", "clients_user_s", "clients_system_s",
+					   "others_user_s", "others_system_s" };
+	char path[64];
+	double cpu_total = 0;
+
+	fprintf(f, "{\n    \"status\": \"%s\",\n    \"partial\": %s,\n    \"error\": ",
+		status_names[m->status], m->status ? "true" : "false");
+	json_write_string(f, m->error ? m->error : "");
+	put_figure(f, "mb_per_sec", sum_of(m, "result.mb_per_sec"));
+	put_figure(f, "ops_per_sec", sum_of(m, "result.ops_per_sec"));
+	put_figure(f, "execute_s", max_of(m, "result.execute_s"));
+	put_figure(f, "total_s", max_of(m, "result.total_s"));
+	fprintf(f, ",\n    \"payload_bytes\": %" PRIu64 ",\n    \"payload_bytes_all_phases\": %" PRIu64
+		",\n    \"ops\": %" PRIu64, m->payload, m->payload_all, m->ops);
+	put_figure(f, "max_latency_ms", max_of(m, "result.max_latency_ms"));
+	put_key(f, ",\n    ", "latency");
+	if (m->hist.count) {
+		fputs("{ ", f);
+		report_json_latency(f, &m->hist);
+		fputs(" }", f);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\n    \"cpu\": {", f);
+	for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++) {
+		snprintf(path, sizeof(path), "result.cpu.%s", cpu[i]);
+		double v = sum_of(m, path);
+		put_key(f, i ? ", " : " ", cpu[i]);
+		put_num(f, v);
+		if (i < 2 && isfinite(v))
+			cpu_total += v;
+	}
+	put_key(f, ", ", "cpu_us_per_mb");
+	fprintf(f, "%.3f }\n  }", m->payload_all ? cpu_total * 1e6 / (m->payload_all / 1e6) : 0);
+}
+
+/* A member of cost.per_operation over every host: task counts summed,
+ * bytes per segment weighted by segments, the rest by operations. */
+static void put_cost_figure(FILE *f, const struct merge *m, const char *sep, const char *group,
+			    const char *key)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "cost.per_operation.%s%s%s", group ? group : "", group ? "." : "", key);
+	put_key(f, sep, key);
+	double v;
+	if (strcmp(key, "tasks") == 0)
+		v = sum_of(m, path);
+	else if (strcmp(key, "payload_bytes_per_segment") == 0)
+		v = weighted_mean(m, path, "cost.operations", "cost.per_operation.segments_out");
+	else
+		v = weighted_mean(m, path, "cost.operations", NULL);
+	put_num(f, v);
+}
+
+static void put_cost(FILE *f, const struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct json_node *c = json_get(&m->h[i].doc, "cost");
+		if (!c || c->type != JSON_OBJECT) {
+			fputs("null", f);
+			return;
+		}
+	}
+	const struct json_node *per = json_get(&m->h[0].doc, "cost.per_operation");
+	fputs("{\n    \"per_operation\": {", f);
+	for (size_t i = 0; per && i < per->nkids; i++) {
+		const struct json_node *k = &per->kids[i];
+		const char *sep = i ? ",\n      " : "\n      ";
+		if (k->type != JSON_OBJECT) {
+			put_cost_figure(f, m, sep, NULL, k->key);
+			continue;
+		}
+		put_key(f, sep, k->key);
+		fputc('{', f);
+		for (size_t j = 0; j < k->nkids; j++)
+			put_cost_figure(f, m, j ? ", " : " ", k->key, k->kids[j].key);
+		fputs(" }", f);
+	}
+	fprintf(f, "\n    },\n    \"operations\": %.0f,\n    \"device\": ", sum_of(m, "cost.operations"));
+	put_node(f, json_get(&m->h[0].doc, "cost.device"));
+	fputs(",\n    \"not_available\": ", f);
+	put_node(f, json_get(&m->h[0].doc, "cost.not_available"));
+	fputs("\n  }", f);
+}
+
+/* The backend's own counts, summed; null where a host has none. */
+static void put_counters(FILE *f, const struct merge *m)
+{
+	const struct json_node *first = json_get(&m->h[0].doc, "backend_counters");
+	if (!first || first->type != JSON_OBJECT) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	for (size_t i = 0; i < first->nkids; i++) {
+		uint64_t total = 0, v;
+		int known = 1;
+		for (size_t h = 0; h < m->n && known; h++) {
+			const struct json_node *c = json_get(&m->h[h].doc, "backend_counters");
+			known = c && c->type == JSON_OBJECT && u64_of(json_get(c, first->kids[i].key), &v) == 0;
+			total += known ? v : 0;
+		}
+		put_key(f, i ? ", " : " ", first->kids[i].key);
+		if (known)
+			fprintf(f, "%" PRIu64, total);
+		else
+			fputs("null", f);
+	}
+	fputs(first->nkids ? " }" : "}", f);
+}
+
+/* The entry of operation `name` in a host's operations, or NULL. */
+static const struct json_node *op_named(const struct json_node *doc, const char *name)
+{
+	const struct json_node *ops = json_get(doc, "operations");
+	for (size_t i = 0; ops && ops->type == JSON_ARRAY && i < ops->nkids; i++)
+		if (strcmp(text_at(&ops->kids[i], "name"), name) == 0)
+			return &ops->kids[i];
+	return NULL;
+}
+
+/* One operation over every host: counts summed, the mean weighted by
+ * them, the worst of the maxima. The hosts keep no histogram per
+ * operation, so its percentiles are null here. */
+static void put_operation(FILE *f, const struct merge *m, const char *name)
+{
+	double count = 0, total_ms = 0, max = NAN;
+	for (size_t h = 0; h < m->n; h++) {
+		const struct json_node *op = op_named(&m->h[h].doc, name);
+		double c = op ? num_at(op, "count") : NAN, avg = op ? num_at(op, "avg_ms") : NAN;
+		double mx = op ? num_at(op, "max_ms") : NAN;
+		if (!isfinite(c) || !isfinite(avg))
+			continue;
+		count += c;
+		total_ms += c * avg;
+		if (isfinite(mx) && !(mx <= max))
+			max = mx;
+	}
+	fputs("\n    { \"name\": ", f);
+	json_write_string(f, name);
+	fprintf(f, ", \"count\": %.0f, \"avg_ms\": ", count);
+	put_num(f, count > 0 ? total_ms / count : NAN);
+	fputs(", \"p50_ms\": null, \"p99_ms\": null, \"p999_ms\": null, \"max_ms\": ", f);
+	put_num(f, max);
+	fputs(" }", f);
+}
+
+/* Every operation any host ran, in the order they first appear. */
+static void put_operations(FILE *f, const struct merge *m)
+{
+	int first = 1;
+	fputc('[', f);
+	for (size_t h = 0; h < m->n; h++) {
+		const struct json_node *ops = json_get(&m->h[h].doc, "operations");
+		for (size_t i = 0; ops && ops->type == JSON_ARRAY && i < ops->nkids; i++) {
+			const char *name = text_at(&ops->kids[i], "name");
+			int seen = 0;
+			for (size_t e = 0; e < h && !seen; e++)
+				seen = op_named(&m->h[e].doc, name) != NULL;
+			if (seen)
+				continue;
+			fputs(first ? "" : ",", f);
+			put_operation(f, m, name);
+			first = 0;
+		}
+	}
+	fputs("\n  ]", f);
+}
+
+/* Every host's clients, numbered again from 0, each with its host. */
+static void put_clients(FILE *f, const struct merge *m)
+{
+	size_t id = 0;
+	fputc('[', f);
+	for (size_t h = 0; h < m->n; h++) {
+		const struct json_node *cl = json_get(&m->h[h].doc, "clients");
+		for (size_t i = 0; cl && cl->type == JSON_ARRAY && i < cl->nkids; i++) {
+			const struct json_node *c = &cl->kids[i];
+			fprintf(f, "%s\n    { \"id\": %zu, \"host\": ", id ? "," : "", id);
+			json_write_string(f, m->h[h].name);
+			for (size_t k = 0; c->type == JSON_OBJECT && k < c->nkids; k++) {
+				if (strcmp(c->kids[k].key, "id") == 0)
+					continue;
+				put_key(f, ", ", c->kids[k].key);
+				put_node(f, &c->kids[k]);
+			}
+			fputs(" }", f);
+			id++;
+		}
+	}
+	fputs("\n  ]", f);
+}
+
+/* Each host's own figures, as its tbench wrote them. */
+static void put_hosts(FILE *f, const struct merge *m)
+{
+	static const char *const kept[][2] = {
+		{ "status", "result.status" }, { "error", "result.error" },
+		{ "clients", "settings.clients" }, { "mb_per_sec", "result.mb_per_sec" },
+		{ "ops_per_sec", "result.ops_per_sec" }, { "ops", "result.ops" },
+		{ "execute_s", "result.execute_s" }, { "max_latency_ms", "result.max_latency_ms" },
+		{ "avg_ms", "result.latency.avg_ms" }, { "p50_ms", "result.latency.p50_ms" },
+		{ "p99_ms", "result.latency.p99_ms" }, { "p999_ms", "result.latency.p999_ms" },
+		{ "start_at", "settings.start_at" }, { "netns", "netns" },
+		{ "tbench_version", "tbench_version" },
+	};
+	fputc('[', f);
+	for (size_t h = 0; h < m->n; h++) {
+		fprintf(f, "%s\n    { \"name\": ", h ? "," : "");
+		json_write_string(f, m->h[h].name);
+		fputs(", \"file\": ", f);
+		json_write_string(f, m->h[h].path);
+		for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++) {
+			put_key(f, ", ", kept[k][0]);
+			put_node(f, json_get(&m->h[h].doc, kept[k][1]));
+		}
+		fputs(" }", f);
+	}
+	fputs("\n  ]", f);
+}
+
+/* The document: the first host's members in their order, merged where
+ * the hosts' figures differ, the others as the first host has them. */
+static void put_document(FILE *f, const struct merge *m)
+{
+	const struct json_node *doc = &m->h[0].doc;
+	fputc('{', f);
+	for (size_t i = 0; i < doc->nkids; i++) {
+		const struct json_node *k = &doc->kids[i];
+		put_key(f, i ? ",\n  " : "\n  ", k->key);
+		if (strcmp(k->key, "settings") == 0 && k->type == JSON_OBJECT)
+			put_settings(f, m, k);
+		else if (strcmp(k->key, "result") == 0)
+			put_result(f, m);
+		else if (strcmp(k->key, "cost") == 0)
+			put_cost(f, m);
+		else if (strcmp(k->key, "backend_counters") == 0)
+			put_counters(f, m);
+		else if (strcmp(k->key, "operations") == 0)
+			put_operations(f, m);
+		else if (strcmp(k->key, "clients") == 0)
+			put_clients(f, m);
+		else if (strcmp(k->key, "hosts") != 0)
+			put_node(f, k);
+		else
+			fputs("null", f);   /* a merged document merged again: its hosts are below */
+	}
+	put_key(f, ",\n  ", "hosts");
+	put_hosts(f, m);
+	fputs("\n}\n", f);
+}
+
+/* "dir/h1.json" -> "h1" */
+static char *name_of_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *name = xstrdup(base ? base + 1 : path);
+	size_t len = strlen(name);
+	if (len > 5 && strcmp(name + len - 5, ".json") == 0)
+		name[len - 5] = '\0';
+	return name;
+}
+
+static void merge_free(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		json_free(&m->h[i].doc);
+		free(m->h[i].name);
+	}
+	free(m->h);
+	free(m->error);
+}
+
+int stats_merge(FILE *out, size_t n, const char *const *paths, const char *const *names,
+		struct errbuf *err)
+{
+	struct merge m = { 0 };
+	int rc = -1;
+
+	if (n == 0)
+		return err_set(err, "no JSON documents to merge");
+	m.h = xrealloc(NULL, n * sizeof(*m.h));
+	memset(m.h, 0, n * sizeof(*m.h));
+	for (; m.n < n; m.n++) {
+		struct host *x = &m.h[m.n];
+		x->path = paths[m.n];
+		x->name = names && names[m.n] ? xstrdup(names[m.n]) : name_of_file(paths[m.n]);
+		if (json_read_file(&x->doc, x->path, err) < 0)
+			goto out;
+	}
+	if (gather(&m, err) < 0)
+		goto out;
+	put_document(out, &m);
+	rc = 0;
+out:
+	merge_free(&m);
+	return rc;
+}
+
+void cmd_merge(int argc, char **argv)
+{
+	const char **files = xrealloc(NULL, (size_t)argc * sizeof(*files));
+	struct strlist names = { 0, NULL };
+	struct errbuf err;
+	size_t nfiles = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strncmp(a, "--names=", 8) == 0 || (strcmp(a, "--names") == 0 && i + 1 < argc)) {
+			strlist_free(&names);
+			names = strlist_split(a[7] == '=' ? a + 8 : argv[++i]);
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "tbench-stats: merge: unknown option or missing value: %s "
+				"(usage: tbench-stats merge [--names H1,H2,..] A.json B.json ...)\n", a);
+			exit(EXIT_USAGE);
+		} else {
+			files[nfiles++] = a;
+		}
+	}
+	if (nfiles == 0 || (names.n && names.n != nfiles)) {
+		fprintf(stderr, "tbench-stats: merge: %s (usage: tbench-stats merge [--names H1,H2,..] "
+			"A.json B.json ...)\n", nfiles ? "--names must name every file, in order" :
+			"no JSON documents to merge");
+		exit(EXIT_USAGE);
+	}
+	if (stats_merge(stdout, nfiles, files, names.n ? (const char *const *)names.v : NULL, &err) < 0) {
+		fprintf(stderr, "tbench-stats: merge: %s\n", err.msg);
+		exit(EXIT_USAGE);
+	}
+	strlist_free(&names);
+	free(files);
+}
