@@ -7,6 +7,8 @@
 #   NET_NAMESPACES  namespaces created
 #   NET_SRV_PID     the tbench_srv of --veth
 #   NET_DEV_SAVED   "feature=value" of --dev's settings before the sweep
+#   NET_MTU_SAVED   "ns:dev" -> MTU before the sweep set one (knob mtu)
+#   NET_QDISC_SET   "ns:dev" -> 1 when the sweep put a tbf there (knob rate)
 # The mode comes from the caller: net_setup MODE MTU DEV SRV-LOG TBENCH_SRV [SRV-ARGS...].
 # shellcheck shell=bash
 
@@ -17,13 +19,18 @@ NET_VETH_SRV=veth-srv
 NET_VETH_CLI=veth-cli
 NET_ADDR_SRV=10.199.0.1
 NET_ADDR_CLI=10.199.0.2
+NET_ADDR6_SRV=fd00:7462:6e63::1   # a unique local prefix, private to the pair too
+NET_ADDR6_CLI=fd00:7462:6e63::2
 NET_SRV_PORT=7003
 # Not a name ip netns allows: a new namespace for one command, as each
 # run of tbench --netns has (a user namespace too when not root).
 NET_NS_NEW=/new
 NET_NAMESPACES=()
 NET_SRV_PID=""
+NET_SRV_ARGS=""       # the extra arguments of the tbench_srv running now
+NET_SRV_BIN="" NET_SRV_LOG="" NET_SRV_ERROR=""
 NET_DEV_SAVED=()
+declare -A NET_MTU_SAVED=() NET_QDISC_SET=()
 
 in_ns() { # NS CMD... ("" = the host's namespace)
 	local ns="$1"
@@ -104,7 +111,8 @@ net_new_ns() { # NAME
 }
 
 net_start_veth() { # MTU SRV-LOG TBENCH_SRV [SRV-ARGS...]
-	local mtu="$1" log="$2" srv="$3" _
+	local mtu="$1"
+	NET_SRV_LOG="$2" NET_SRV_BIN="$3"
 	shift 3
 	net_new_ns "$NET_NS_SRV"
 	net_new_ns "$NET_NS_CLI"
@@ -114,17 +122,110 @@ net_start_veth() { # MTU SRV-LOG TBENCH_SRV [SRV-ARGS...]
 		die "cannot create the veth pair"
 	ip -n "$NET_NS_SRV" addr add "$NET_ADDR_SRV/30" dev "$NET_VETH_SRV"
 	ip -n "$NET_NS_CLI" addr add "$NET_ADDR_CLI/30" dev "$NET_VETH_CLI"
+	# IPv6 too (for the knob family), without duplicate address detection's wait.
+	ip -n "$NET_NS_SRV" addr add "$NET_ADDR6_SRV/64" dev "$NET_VETH_SRV" nodad 2>/dev/null || true
+	ip -n "$NET_NS_CLI" addr add "$NET_ADDR6_CLI/64" dev "$NET_VETH_CLI" nodad 2>/dev/null || true
 	ip -n "$NET_NS_SRV" link set "$NET_VETH_SRV" up
 	ip -n "$NET_NS_CLI" link set "$NET_VETH_CLI" up
-	ip netns exec "$NET_NS_SRV" "$srv" --listen "$NET_ADDR_SRV" --port "$NET_SRV_PORT" -q "$@" \
-		>"$log" 2>&1 &
+	net_start_server "$@" || die "$NET_SRV_ERROR"
+}
+
+# Makes --veth's tbench_srv the one with these extra arguments, restarting
+# it when they differ: knobs such as its socket options and CPUs are its
+# own, set when it starts. It listens on every address of its namespace,
+# which has the pair's IPv4 and IPv6 ends. Status 1 and NET_SRV_ERROR
+# saying why when it does not start.
+net_start_server() { # [SRV-ARGS...]
+	local _
+	if [ -n "$NET_SRV_PID" ] && [ "$*" = "$NET_SRV_ARGS" ] && kill -0 "$NET_SRV_PID" 2>/dev/null; then return 0; fi
+	[ -z "$NET_SRV_PID" ] || kill_wait "$NET_SRV_PID"
+	NET_SRV_PID=""
+	NET_SRV_ARGS="$*"
+	echo "+ tbench_srv --port $NET_SRV_PORT -q $*" >>"$NET_SRV_LOG"
+	ip netns exec "$NET_NS_SRV" "$NET_SRV_BIN" --port "$NET_SRV_PORT" -q "$@" >>"$NET_SRV_LOG" 2>&1 &
 	NET_SRV_PID=$!
 	for _ in $(seq 50); do
-		if ip netns exec "$NET_NS_SRV" ss -Hltn "sport = :$NET_SRV_PORT" 2>/dev/null | grep -q .; then return; fi
-		kill -0 "$NET_SRV_PID" 2>/dev/null || die "tbench_srv did not start: $(cat "$log")"
+		if ip netns exec "$NET_NS_SRV" ss -Hltn "sport = :$NET_SRV_PORT" 2>/dev/null | grep -q .; then return 0; fi
+		if ! kill -0 "$NET_SRV_PID" 2>/dev/null; then
+			NET_SRV_PID=""
+			NET_SRV_ERROR="tbench_srv $* did not start: $(tail -n 1 "$NET_SRV_LOG")"
+			return 1
+		fi
 		sleep 0.1
 	done
-	die "tbench_srv is not listening on $NET_ADDR_SRV:$NET_SRV_PORT after 5 s"
+	NET_SRV_ERROR="tbench_srv $* is not listening on port $NET_SRV_PORT after 5 s"
+	return 1
+}
+
+# ---- device knobs (mtu, rate) on the devices a run crosses ------------------------
+# Each sets its value on every "ns:dev" of DEVS and reads it back; it prints
+# why a device did not take it (nothing when all did). net_restore_devices
+# undoes them: after each run, and on exit.
+
+net_mtu_of() { # NS DEV
+	{ in_ns "$1" ip -o link show dev "$2" 2>/dev/null || true; } | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'
+}
+
+net_set_mtu() { # DEVS MTU
+	local nd ns dev now err
+	for nd in $1; do
+		ns="${nd%%:*}" dev="${nd#*:}"
+		[ -n "${NET_MTU_SAVED[$nd]:-}" ] || NET_MTU_SAVED[$nd]="$(net_mtu_of "$ns" "$dev")"
+		err="$(in_ns "$ns" ip link set dev "$dev" mtu "$2" 2>&1)" || true
+		now="$(net_mtu_of "$ns" "$dev")"
+		echo "mtu of ${ns:-host}:$dev: ${now:-unknown}" >&2
+		[ "$now" = "$2" ] || echo "mtu=$2: ${ns:-host}:$dev reads back MTU ${now:-unknown}${err:+ (ip: $err)}"
+	done
+}
+
+# A tc rate (100mbit) in bytes per second, as tc -j reports it.
+net_rate_bytes() { # RATE
+	local n="${1%%[a-z]*}" unit="${1##*[0-9]}" mult=1
+	case "$unit" in kbit) mult=1000 ;; mbit) mult=1000000 ;; gbit) mult=1000000000 ;; tbit) mult=1000000000000 ;; esac
+	echo $((n * mult / 8))
+}
+
+net_set_rate() { # DEVS RATE
+	local nd ns dev want burst got err root
+	want="$(net_rate_bytes "$2")"
+	# A burst of 10 ms at the rate, and at least two 64 KB GSO packets.
+	burst=$((want / 100 > 131072 ? want / 100 : 131072))
+	for nd in $1; do
+		ns="${nd%%:*}" dev="${nd#*:}"
+		if [ -z "${NET_QDISC_SET[$nd]:-}" ]; then
+			# Restoring is deleting ours, which brings back the kernel's
+			# default: refuse a device whose root qdisc someone set up.
+			root="$({ in_ns "$ns" tc -j qdisc show dev "$dev" root 2>/dev/null || true; } | jq -r '.[0].handle // empty')"
+			if [ "$root" != 0: ]; then
+				echo "rate=$2: ${ns:-host}:$dev has a root qdisc of its own (handle ${root:-unknown}), which the sweep could not restore"
+				continue
+			fi
+			NET_QDISC_SET[$nd]=1
+		fi
+		err="$(in_ns "$ns" tc qdisc replace dev "$dev" root tbf rate "$2" burst "$burst" latency 50ms 2>&1)" || true
+		got="$({ in_ns "$ns" tc -j qdisc show dev "$dev" root 2>/dev/null || true; } |
+			jq -r '.[0] | select(.kind == "tbf") | .options.rate // empty')"
+		echo "rate of ${ns:-host}:$dev: tbf ${got:-none} bytes/s" >&2
+		# tc keeps the rate in its own units: within 1 %.
+		if [ -z "$got" ] || [ $(((got - want) * 100)) -gt "$want" ] || [ $(((want - got) * 100)) -gt "$want" ]; then
+			echo "rate=$2: ${ns:-host}:$dev reads back tbf rate ${got:-none} bytes/s, not $want${err:+ (tc: $err)}"
+		fi
+	done
+}
+
+# Every MTU and qdisc the knobs changed back as they were; quiet.
+net_restore_devices() {
+	local nd ns dev
+	for nd in "${!NET_MTU_SAVED[@]}"; do
+		ns="${nd%%:*}" dev="${nd#*:}"
+		in_ns "$ns" ip link set dev "$dev" mtu "${NET_MTU_SAVED[$nd]}" 2>/dev/null ||
+			echo "$PROG: WARNING: could not restore ${ns:-host}:$dev's MTU ${NET_MTU_SAVED[$nd]}" >&2
+	done
+	for nd in "${!NET_QDISC_SET[@]}"; do
+		ns="${nd%%:*}" dev="${nd#*:}"
+		in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
+	done
+	NET_MTU_SAVED=() NET_QDISC_SET=()
 }
 
 net_save_dev() { # DEV: its offloads, restored by net_cleanup
@@ -202,6 +303,7 @@ net_cleanup() { # DEV
 	for ns in "${NET_NAMESPACES[@]}"; do
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do kill_wait "$pid"; done
 	done
+	net_restore_devices
 	if [ "${#NET_DEV_SAVED[@]}" -gt 0 ]; then
 		echo "$PROG: restoring $1: ${NET_DEV_SAVED[*]}" >&2
 		# shellcheck disable=SC2046

@@ -83,21 +83,25 @@ plan_settings() { # OFFLOAD TSO GSO GRO
 	done
 }
 
-# Points "backend|clients|label|tso|gso|gro|net": a backend whose bytes
+# Points "backend|clients|label|tso|gso|gro|net|knobs": a backend whose bytes
 # cross a network device (net 1) once per offload setting, the others once
-# with offload n/a and no device touched.
+# with offload n/a and no device touched; each once per combination of the
+# other knobs that mean something to it (knob_combos in knobs.sh).
 plan_points() { # BACKENDS CLIENTS SETTINGS (each one a line) NET-BACKENDS(a,b or "all")
-	local b c s backends clients settings
+	local b c s k backends clients settings combos
 	mapfile -t backends <<<"$1"
 	mapfile -t clients <<<"$2"
 	mapfile -t settings <<<"$3"
 	for b in "${backends[@]}"; do
+		mapfile -t combos < <(knob_combos "$b")
 		for c in "${clients[@]}"; do
-			if [ "$4" = all ] || [[ ",$4," == *",$b,"* ]]; then
-				for s in "${settings[@]}"; do echo "$b|$c|$s|1"; done
-			else
-				echo "$b|$c|n/a||||0"
-			fi
+			for k in "${combos[@]}"; do
+				if [ "$4" = all ] || [[ ",$4," == *",$b,"* ]]; then
+					for s in "${settings[@]}"; do echo "$b|$c|$s|1|$k"; done
+				else
+					echo "$b|$c|n/a||||0|$k"
+				fi
+			done
 		done
 	done
 }
@@ -112,33 +116,40 @@ plan_runs() { # POINTS REPS
 	done
 }
 
-# The runs not done yet: DONE has "backend<TAB>clients<TAB>offload<TAB>rep"
-# lines (tbench-stats select --tsv of runs.csv).
-plan_todo() { # RUNS DONE
+# The runs not done yet: DONE has "backend<TAB>clients<TAB>offload<TAB>
+# <the KNOB-COLUMNS...><TAB>rep" lines (tbench-stats select --tsv of runs.csv).
+plan_todo() { # RUNS DONE [KNOB-COLUMN...]
 	local -A done_runs=()
-	local line b c o r rest
+	local line b c o r k rest knobs key
 	while IFS= read -r line; do
 		[ -z "$line" ] || done_runs["${line//$'\t'/|}"]=1
 	done <<<"$2"
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		IFS='|' read -r r b c o rest <<<"$line"
-		[ -n "${done_runs["$b|$c|$o|$r"]:-}" ] || echo "$line"
+		knobs="${line##*|}"
+		key="$b|$c|$o"
+		for k in "${@:3}"; do key+="|$(knob_value "$knobs" "$k")"; done
+		[ -n "${done_runs["$key|$r"]:-}" ] || echo "$line"
 	done <<<"$1"
 }
 
-# A run's file name: pipe_c4_na_r1, tcp_c16_tso-off_r2.
-run_id() { # BACKEND CLIENTS LABEL REP
-	local l="${3//\//}"
+# A run's file name: pipe_c4_na_r1, tcp_c16_tso-off_r2, tcp_c1_on_mtu-1500_r1.
+run_id() { # BACKEND CLIENTS LABEL REP [KNOBS]
+	local l="${3//\//}" k="${5:-}"
 	l="${l//[^A-Za-z0-9=_-]/_}"
 	l="${l//=/-}"
-	printf '%s_c%s_%s_r%s\n' "$1" "$2" "${l:-na}" "$4"
+	k="${k//\//}"
+	k="${k//[^A-Za-z0-9=_.-]/_}"
+	k="${k//=/-}"
+	printf '%s_c%s_%s%s_r%s\n' "$1" "$2" "${l:-na}" "${k:+_$k}" "$4"
 }
 
-describe_run() { # a run record, REPS -> "tcp clients=4 offload=on rep 1/3"
-	local rep b c label rest
-	IFS='|' read -r rep b c label rest <<<"$1"
-	echo "$b clients=$c offload=$label rep $rep/$2"
+describe_run() { # a run record, REPS -> "tcp clients=4 offload=on mtu=1500 rep 1/3"
+	local rep b c label knobs
+	IFS='|' read -r rep b c label _ <<<"$1"
+	knobs="${1##*|}"
+	echo "$b clients=$c offload=$label${knobs:+ $knobs} rep $rep/$2"
 }
 
 plan_estimate_s() { # NRUNS TIME WARMUP -> whole seconds
