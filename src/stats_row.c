@@ -12,7 +12,13 @@ enum {
 	COL_SET = 1,            /* --set may give it; a given value wins over the JSON's */
 	COL_JSON_FIRST = 2,     /* the JSON's value wins when it is not empty */
 	COL_FIGURE = 4,         /* a number per run: summarized, compared, plotted */
+	COL_POINT = 8,          /* with the knobs, names a point: backend, clients, model */
+	COL_KNOB = 16,          /* a knob of the sweep: the value it asked for, "-" when not varied */
+	COL_READBACK = 32,      /* a knob's value as read back: its column is "<knob>_read" */
 };
+
+/* A knob's read-back column is named by the knob and this. */
+#define READBACK_SUFFIX "_read"
 
 struct column {
 	const char *name;
@@ -43,20 +49,34 @@ static const struct {
 			   PER_OP "servers.cpu_user_us", PER_OP "servers.cpu_system_us" } },
 };
 
-/* The order of runs.csv. The first four name a run in a sweep (its point
- * and repetition); --resume matches them. */
+/* The order of runs.csv. Up to rep they name a run in a sweep (its point
+ * and repetition, with model); --resume matches them. The knobs are those
+ * of tbench-sweep --vary: what the sweep asked for, "n/a" where a knob
+ * does not apply to the backend; the sweep checks the read-back. */
 static const struct column columns[] = {
-	{ "backend", "settings.backend", COL_SET, NULL },
-	{ "clients", "settings.clients", COL_SET, NULL },
-	{ "offload", NULL, COL_SET, NULL },             /* the sweep's setting: on, off, tso=on:... */
+	{ "backend", "settings.backend", COL_SET | COL_POINT, NULL },
+	{ "clients", "settings.clients", COL_SET | COL_POINT, NULL },
+	{ "offload", NULL, COL_SET | COL_KNOB, NULL },  /* TSO and GSO together: on, off, tso=on:... */
+	{ "tso", NULL, COL_SET | COL_KNOB, NULL },
+	{ "gso", NULL, COL_SET | COL_KNOB, NULL },
+	{ "gro", NULL, COL_SET | COL_KNOB, NULL },
+	{ "mtu", NULL, COL_SET | COL_KNOB, NULL },
+	{ "cc", NULL, COL_SET | COL_KNOB, NULL },       /* TCP congestion control */
+	{ "nodelay", NULL, COL_SET | COL_KNOB, NULL },
+	{ "sndbuf", NULL, COL_SET | COL_KNOB, NULL },
+	{ "rcvbuf", NULL, COL_SET | COL_KNOB, NULL },
+	{ "family", NULL, COL_SET | COL_KNOB, NULL },   /* ipv4, ipv6 */
+	{ "placement", NULL, COL_SET | COL_KNOB, NULL }, /* same, split, free */
+	{ "rate", NULL, COL_SET | COL_KNOB, NULL },     /* tc tbf rate */
 	{ "rep", NULL, COL_SET, NULL },
-	{ "model", "settings.model", COL_SET, model_of }, /* processes or threads */
+	{ "model", "settings.model", COL_SET | COL_POINT, model_of }, /* processes or threads */
 	{ "procs", "settings.procs", 0, NULL },         /* client processes */
 	{ "netns", "netns", 0, netns_of },              /* private, private+userns, host */
 	{ "dev", "netns.device", COL_SET, NULL },       /* device whose offloads were set */
-	{ "tso", "netns.tso", COL_SET, offload_of },    /* offloads as read back: on, off */
-	{ "gso", "netns.gso", COL_SET, offload_of },
-	{ "gro", "netns.gro", COL_SET, offload_of },
+	/* Offloads as read back (on, off; "n/a" where no device carries the bytes). */
+	{ "tso" READBACK_SUFFIX, "netns.tso", COL_SET | COL_READBACK, offload_of },
+	{ "gso" READBACK_SUFFIX, "netns.gso", COL_SET | COL_READBACK, offload_of },
+	{ "gro" READBACK_SUFFIX, "netns.gro", COL_SET | COL_READBACK, offload_of },
 	{ "status", "result.status", 0, status_of },    /* ok, failed, interrupted */
 	{ "partial", "result.partial", 0, NULL },
 	{ "exit_code", NULL, COL_SET, NULL },
@@ -152,6 +172,64 @@ const char *row_figure_column(const char *name)
 	return NULL;
 }
 
+int row_col_is_knob(size_t i)
+{
+	return i < NCOLS && (columns[i].flags & COL_KNOB);
+}
+
+int row_is_knob(const char *name)
+{
+	const struct column *c = column_named(name);
+	return c && (c->flags & COL_KNOB);
+}
+
+void row_upgrade_table(struct table *t)
+{
+	for (size_t i = 0; i < NCOLS; i++) {
+		const struct column *c = &columns[i];
+		size_t len = strlen(c->name) - strlen(READBACK_SUFFIX);
+		if (!(c->flags & COL_READBACK) || table_col(t, c->name) >= 0)
+			continue;
+		for (size_t k = 0; k < t->ncols; k++)
+			if (strlen(t->head[k]) == len && strncmp(t->head[k], c->name, len) == 0) {
+				free(t->head[k]);
+				t->head[k] = xstrdup(c->name);
+			}
+	}
+}
+
+struct strlist row_dimensions(const struct table *t)
+{
+	struct strlist l = { 0, xrealloc(NULL, NCOLS * sizeof(char *)) };
+	for (size_t i = 0; i < NCOLS; i++)
+		if ((columns[i].flags & COL_POINT) && table_col(t, columns[i].name) >= 0)
+			l.v[l.n++] = xstrdup(columns[i].name);
+	for (size_t i = 0; i < NCOLS; i++)
+		if ((columns[i].flags & COL_KNOB) && table_col(t, columns[i].name) >= 0)
+			l.v[l.n++] = xstrdup(columns[i].name);
+	return l;
+}
+
+static int listed(const struct strlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+struct strlist row_carried(const struct table *t, const struct strlist *keys)
+{
+	struct strlist l = { 0, xrealloc(NULL, NCOLS * sizeof(char *)) };
+	for (size_t i = 0; i < NCOLS; i++) {
+		const struct column *c = &columns[i];
+		if ((c->flags & (COL_POINT | COL_KNOB | COL_READBACK)) && table_col(t, c->name) >= 0 &&
+		    !listed(keys, c->name))
+			l.v[l.n++] = xstrdup(c->name);
+	}
+	return l;
+}
+
 /* ---- where values come from ---------------------------------------------------- */
 
 static const char *set_value(const struct row_input *in, const char *name)
@@ -185,11 +263,13 @@ static char *fmt(const char *format, double v)
 }
 
 /* A column without a rule: --set first, the JSON's value otherwise (or the
- * other way round for COL_JSON_FIRST). */
+ * other way round for COL_JSON_FIRST); a knob not given was not varied. */
 static char *plain_value(const struct row_input *in, const struct column *c)
 {
 	const char *set = c->flags & COL_SET ? set_value(in, c->name) : NULL;
 	const char *json = json_text(in, c->json);
+	if (c->flags & COL_KNOB)
+		return xstrdup(set ? set : ROW_NOT_VARIED);
 	if (c->flags & COL_JSON_FIRST)
 		return xstrdup(*json || !set ? json : set);
 	return xstrdup(set ? set : json);

@@ -9,6 +9,10 @@
 #include <stddef.h>
 
 #include "json.h"
+#include "table.h"
+
+/* A knob's cell when the sweep did not vary it: the system's default. */
+#define ROW_NOT_VARIED "-"
 
 struct row_setting {
 	const char *name, *value;
@@ -30,6 +34,19 @@ const char *row_col_name(size_t i);
 int row_col_settable(const char *name);
 /* 1 when column i is a figure: a number per run, summarized by default. */
 int row_col_is_figure(size_t i);
+/* 1 when column i is a knob of the sweep (tbench-stats row --knobs). */
+int row_col_is_knob(size_t i);
+int row_is_knob(const char *name);
+/* A runs.csv or summary.csv older than the knob columns read as this
+ * layout: its "tso", "gso" and "gro" were the read-backs, now "tso_read",
+ * "gso_read", "gro_read" (renamed when t has no column of the new name). */
+void row_upgrade_table(struct table *t);
+/* The columns of t that name a point: backend, clients, model (those t
+ * has), then every knob column t has. */
+struct strlist row_dimensions(const struct table *t);
+/* What a summary carries along for its points: the columns of t that name
+ * a point, a knob or a read-back and are not among keys. */
+struct strlist row_carried(const struct table *t, const struct strlist *keys);
 /* The figure column that NAME names: a column name, or the dotted JSON
  * path it is read from ("cost.per_operation.segments_out"). NULL if none. */
 const char *row_figure_column(const char *name);

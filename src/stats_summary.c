@@ -1,6 +1,7 @@
 /* Points, summaries, comparisons and costs; see stats_summary.h. */
 #include "config.h"
 #include "stats_summary.h"
+#include "stats_row.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -333,6 +334,135 @@ void compare_summaries(struct comparison *c, const struct summary *a, const stru
 	free(ratio);
 }
 
+/* A column of value in every row, added to t. */
+static void add_column(struct table *t, const char *name, const char *value)
+{
+	t->head = xrealloc(t->head, (t->ncols + 1) * sizeof(char *));
+	t->head[t->ncols] = xstrdup(name);
+	for (size_t r = 0; r < t->nrows; r++) {
+		t->rows[r] = xrealloc(t->rows[r], (t->ncols + 1) * sizeof(char *));
+		t->rows[r][t->ncols] = xstrdup(value);
+	}
+	t->ncols++;
+}
+
+/* The knob columns of from that to lacks, added to to as not varied. */
+static void add_missing_knobs(struct table *to, const struct table *from)
+{
+	struct strlist dims = row_dimensions(from);
+	for (size_t i = 0; i < dims.n; i++)
+		if (row_is_knob(dims.v[i]) && table_col(to, dims.v[i]) < 0)
+			add_column(to, dims.v[i], ROW_NOT_VARIED);
+	strlist_free(&dims);
+}
+
+struct strlist comparison_keys(struct table *a, struct table *b)
+{
+	add_missing_knobs(a, b);
+	add_missing_knobs(b, a);
+	struct strlist keys = row_dimensions(a);
+	size_t n = 0;
+	for (size_t i = 0; i < keys.n; i++) {
+		if (table_col(b, keys.v[i]) >= 0 || strcmp(keys.v[i], "backend") == 0 ||
+		    strcmp(keys.v[i], "clients") == 0)
+			keys.v[n++] = keys.v[i];
+		else
+			free(keys.v[i]);
+	}
+	keys.n = n;
+	return keys;
+}
+
+/* ---- nothing in common ------------------------------------------------------------- */
+
+static int has_value(const struct summary *s, size_t k, const char *v)
+{
+	for (size_t i = 0; i < s->npoints; i++)
+		if (strcmp(s->p[i].key[k], v) == 0)
+			return 1;
+	return 0;
+}
+
+static void append(char **buf, size_t *len, const char *text)
+{
+	size_t add = strlen(text);
+	*buf = xrealloc(*buf, *len + add + 1);
+	memcpy(*buf + *len, text, add + 1);
+	*len += add;
+}
+
+/* The distinct values of key k in s, in order: "a, b, c", the first few. */
+static void append_values(char **buf, size_t *len, const struct summary *s, size_t k)
+{
+	enum { MAX_SHOWN = 6 };
+	size_t shown = 0;
+	for (size_t i = 0; i < s->npoints; i++) {
+		size_t first = 0;
+		while (strcmp(s->p[first].key[k], s->p[i].key[k]) != 0)
+			first++;
+		if (first < i)
+			continue;
+		if (shown == MAX_SHOWN) {
+			append(buf, len, ", ...");
+			return;
+		}
+		append(buf, len, shown++ ? ", " : "");
+		append(buf, len, *s->p[i].key[k] ? s->p[i].key[k] : "(empty)");
+	}
+}
+
+/* How the values of key k in a and b relate. */
+enum { VALUES_SAME, VALUES_OVERLAP, VALUES_DISJOINT };
+
+static int values_relation(const struct summary *a, const struct summary *b, size_t k)
+{
+	size_t a_in_b = 0, b_in_a = 0;
+	for (size_t i = 0; i < a->npoints; i++)
+		a_in_b += has_value(b, k, a->p[i].key[k]);
+	for (size_t i = 0; i < b->npoints; i++)
+		b_in_a += has_value(a, k, b->p[i].key[k]);
+	if (a_in_b == 0)
+		return VALUES_DISJOINT;
+	return a_in_b == a->npoints && b_in_a == b->npoints ? VALUES_SAME : VALUES_OVERLAP;
+}
+
+/* The keys whose values relate so, "name (A: ...; B: ...)" each. */
+static void append_keys(char **buf, size_t *len, const struct summary *a, const struct summary *b,
+			int relation)
+{
+	for (size_t k = 0; k < a->keys.n; k++) {
+		if (values_relation(a, b, k) != relation)
+			continue;
+		append(buf, len, *len ? "; " : "");
+		append(buf, len, a->keys.v[k]);
+		append(buf, len, " (A: ");
+		append_values(buf, len, a, k);
+		append(buf, len, "; B: ");
+		append_values(buf, len, b, k);
+		append(buf, len, ")");
+	}
+}
+
+/* The keys with no value in common explain it; else those whose values
+ * only overlap, in combinations none of which is in both. */
+char *comparison_mismatch(const struct summary *a, const struct summary *b)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (!a->npoints || !b->npoints)
+		return NULL;
+	for (size_t i = 0; i < a->npoints; i++)
+		if (summary_find(b, a->p[i].key))
+			return NULL;
+	append_keys(&buf, &len, a, b, VALUES_DISJOINT);
+	if (buf)
+		return buf;
+	append_keys(&buf, &len, a, b, VALUES_OVERLAP);
+	append(&buf, &len, len ? ", in combinations none of which is in both" :
+	       "no key alone: the same values in A and B, in combinations none of which is in both");
+	return buf;
+}
+
 void comparison_free(struct comparison *c)
 {
 	free(c->rows);
@@ -341,18 +471,32 @@ void comparison_free(struct comparison *c)
 
 /* ---- cost ------------------------------------------------------------------------- */
 
-/* The baseline's point at p's client count: the one with p's setting if
- * the baseline ran that way, else any (nop has no offloads: "n/a"). */
+/* How many of the dimensions after backend and clients two points share. */
+static size_t shared_dims(const struct summary *s, const struct point *a, const struct point *b)
+{
+	size_t n = 0;
+	for (size_t k = 2; k < s->keys.n; k++)
+		n += strcmp(a->key[k], b->key[k]) == 0;
+	return n;
+}
+
+/* The baseline's point at p's client count that shares the most of p's
+ * other dimensions (the first of equals): nop has no offloads ("n/a"), so
+ * the nearest point stands in. */
 static const struct point *baseline_of(const struct summary *s, const struct point *p,
 				       const char *baseline)
 {
 	const struct point *best = NULL;
+	size_t best_shared = 0;
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct point *c = &s->p[i];
 		if (strcmp(c->key[0], baseline) || strcmp(c->key[1], p->key[1]) || !(c->m[0].mean > 0))
 			continue;
-		if (!best || strcmp(c->key[2], p->key[2]) == 0)
+		size_t shared = shared_dims(s, c, p);
+		if (!best || shared > best_shared) {
 			best = c;
+			best_shared = shared;
+		}
 	}
 	return best;
 }
@@ -361,7 +505,7 @@ size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *ba
 {
 	size_t n = 0;
 	*rows = xrealloc(NULL, (s->npoints ? s->npoints : 1) * sizeof(**rows));
-	if (s->keys.n < 3)
+	if (s->keys.n < 2)
 		return 0;
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->p[i], *base;
@@ -390,8 +534,34 @@ static const struct {
 	{ "tcp:off", "tcp:on", "offload", "TSO/GSO on − off (tcp)" },
 };
 
-/* The point of level "backend[:setting]" at a client count: with that
- * setting, or without one the first point of the backend there. */
+/* Whether p has the setting of a level: the whole of it as p's offload
+ * ("tcp:off", "tcp:tso=on:gso=off"), else each of its ':'-separated
+ * NAME=VALUE parts as p's dimension NAME ("tcp:mtu=1500:offload=on"); a
+ * part without '=' is an offload. */
+static int has_setting(const struct summary *s, const struct point *p, const char *setting)
+{
+	size_t offload = 0;
+	while (offload < s->keys.n && strcmp(s->keys.v[offload], "offload") != 0)
+		offload++;
+	if (offload < s->keys.n && strcmp(p->key[offload], setting) == 0)
+		return 1;
+	for (const char *part = setting; *part;) {
+		size_t len = strcspn(part, ":"), k;
+		const char *eq = memchr(part, '=', len);
+		const char *name = eq ? part : "offload", *value = eq ? eq + 1 : part;
+		size_t nlen = eq ? (size_t)(eq - part) : strlen("offload"), vlen = len - (size_t)(value - part);
+		for (k = 2; k < s->keys.n; k++)
+			if (strlen(s->keys.v[k]) == nlen && strncmp(s->keys.v[k], name, nlen) == 0)
+				break;
+		if (k == s->keys.n || strlen(p->key[k]) != vlen || strncmp(p->key[k], value, vlen) != 0)
+			return 0;
+		part += len + (part[len] == ':');
+	}
+	return 1;
+}
+
+/* The point of level "backend[:setting]" at a client count: the first with
+ * that setting (see has_setting), or without one the first of the backend. */
 static const struct point *level_point(const struct summary *s, const char *level, const char *clients)
 {
 	const char *colon = strchr(level, ':');
@@ -401,7 +571,7 @@ static const struct point *level_point(const struct summary *s, const char *leve
 		if (strlen(p->key[0]) != blen || strncmp(p->key[0], level, blen) != 0 ||
 		    strcmp(p->key[1], clients) != 0 || p->m[0].n == 0 || !isfinite(p->m[0].mean))
 			continue;
-		if (!colon || strcmp(p->key[2], colon + 1) == 0)
+		if (!colon || has_setting(s, p, colon + 1))
 			return p;
 	}
 	return NULL;
@@ -453,7 +623,7 @@ size_t decompose(struct layer_row **rows, const struct summary *s, const struct 
 {
 	size_t n = 0, cap = s->npoints * (levels->n ? levels->n : 1) + 1;
 	*rows = xrealloc(NULL, cap * sizeof(**rows));
-	if (s->keys.n < 3)
+	if (s->keys.n < 2)
 		return 0;
 	for (size_t i = 0; i < s->npoints; i++) {
 		const char *clients = s->p[i].key[1];

@@ -69,6 +69,15 @@ struct comparison {
 
 /* Compares the first metric of two summaries with the same keys, point by
  * point: Welch's t-test, significant when p < alpha. */
+/* The keys two inputs (runs.csv or summary.csv tables) are compared on:
+ * backend, clients, model when both have it, and every knob column either
+ * has; a knob column one of them lacks is added to it, "-" in every row
+ * (an older sweep did not vary it). */
+struct strlist comparison_keys(struct table *a, struct table *b);
+/* When no point of a is in b (and both have points): the dimensions whose
+ * values differ, "mtu (A: 1500; B: 9000); model (A: ...; B: ...)";
+ * else NULL. Free it. */
+char *comparison_mismatch(const struct summary *a, const struct summary *b);
 void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
 		       double alpha);
 void comparison_free(struct comparison *c);

@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_KEYS "backend,clients,offload"
+/* The keys when --keys is not given: the columns of the file that name a
+ * point (row_dimensions), said so in --help. */
+#define DEFAULT_KEYS_TEXT "backend, clients, model and every knob column the file has"
 /* The layers of an operation: harness, copy and wake-up, socket, TCP/IP, offload. */
 #define DEFAULT_LEVELS "nop,pipe,unix,tcp:off,tcp:on"
-/* Columns a summary carries along: what every ok run of a point shares. */
-#define CARRY_COLS "model,tso,gso,gro"
 
 static const char prog[] = "tbench-stats";
 
@@ -51,7 +51,7 @@ static void usage(FILE *f)
 		"                        SUMMARY.csv|RUNS.csv|DIR\n"
 		"       tbench-stats row [--set NAME=VALUE]... [--server-cpu-start U,S\n"
 		"                        --server-cpu-end U,S] [--columns C,..] [RUN.json]\n"
-		"       tbench-stats row --header | --figures\n"
+		"       tbench-stats row --header | --figures | --knobs\n"
 		"       tbench-stats select [--where NAME=VALUE]... [--columns C,..] [--tsv] FILE.csv\n"
 		"       tbench-stats proc-cpu PID\n"
 		"       tbench-stats merge [--names H1,H2,..] A.json B.json ...\n"
@@ -61,24 +61,35 @@ static void usage(FILE *f)
 		"           standard deviation (_sd) and the half-width of the 95%% Student-t\n"
 		"           confidence interval of the mean (_ci95). Default metrics: every\n"
 		"           figure of runs.csv (tbench-stats row --figures) that the file has.\n"
+		"           Other columns of a point, knob or read-back that are no key are\n"
+		"           carried: the value its ok runs share, else 'mixed'.\n"
 		"compare    per point of A and B (results directories, runs.csv or summary.csv)\n"
 		"           of one figure (--metric or --figure: a column, or the JSON path it\n"
 		"           is read from, e.g. cost.per_operation.segments_out):\n"
 		"           means, %% change B vs A, Welch's two-sided t-test (Welch-Satterthwaite\n"
 		"           degrees of freedom), 'yes' when p < alpha (default 0.05, i.e. 95%%),\n"
-		"           and the geometric mean of B/A over the common points.\n"
+		"           and the geometric mean of B/A over the common points. Points match\n"
+		"           on every key; by default also on a knob column only one side has\n"
+		"           (the other did not vary it: '-'), on model only when both have it.\n"
+		"           No point in common: exit 2, naming the keys whose values differ.\n"
 		"cost       transport cost per operation: 1e6/ops_per_sec(backend) minus\n"
-		"           1e6/ops_per_sec(NAME, default nop) at the same client count, in\n"
-		"           microseconds, with a 95%% interval from the delta method.\n"
+		"           1e6/ops_per_sec(NAME, default nop) at the same client count (the\n"
+		"           point of NAME that shares the most other keys), in microseconds,\n"
+		"           with a 95%% interval from the delta method.\n"
 		"decompose  the layers of an operation's cost per client count: each level\n"
-		"           (backend[:setting], default " DEFAULT_LEVELS ")\n"
+		"           (backend[:setting], default " DEFAULT_LEVELS ";\n"
+		"           setting: an offload value, or NAME=VALUE of keys joined by ':',\n"
+		"           e.g. tcp:mtu=1500:offload=off; the first point that has it)\n"
 		"           minus the level below it, as a difference of means of the figure\n"
 		"           (default cost_cpu_us; also wall_us_per_op, cost_task_clock_us...)\n"
 		"           with the 95%% interval of Welch's standard error (Welch-Satterthwaite\n"
 		"           degrees of freedom); bottom and top place it in the stack.\n"
 		"row        the runs.csv row of one run from its --json document (none: the run\n"
 		"           left none) and the values only the sweep knows (--set); --header the\n"
-		"           header; --figures the figure columns, one a line. A server's CPU\n"
+		"           header; --figures the figure columns, one a line; --knobs the knob\n"
+		"           columns (tbench-sweep --vary NAME): the value the sweep asked for,\n"
+		"           '-' when not given (not varied); NAME_read a knob as read back.\n"
+		"           A server's CPU\n"
 		"           seconds read before and after the run replace\n"
 		"           the JSON's figures for servers. --columns: only those cells,\n"
 		"           tab-separated.\n"
@@ -90,7 +101,9 @@ static void usage(FILE *f)
 		"           once: MB/sec, operations, bytes, CPU summed; latency from the sum of\n"
 		"           their histograms; each host's figures under \"hosts\".\n"
 		"\n"
-		"Defaults: --keys " DEFAULT_KEYS ", --metric mb_per_sec\n"
+		"Defaults: --keys " DEFAULT_KEYS_TEXT ", --metric mb_per_sec.\n"
+		"A runs.csv or summary.csv older than the knob columns is read with its\n"
+		"read-back tso, gso, gro as tso_read, gso_read, gro_read.\n"
 		"Exit status: 0 success, 1 failure (output not written), 2 usage or input error.\n");
 }
 
@@ -127,6 +140,13 @@ static void read_table(struct table *t, const char *path)
 	struct errbuf err;
 	if (table_read(t, path, &err) < 0)
 		die(EXIT_USAGE, "%s", err.msg);
+	row_upgrade_table(t);
+}
+
+/* The keys given, or those of the file (row_dimensions). */
+static struct strlist keys_of(const char *keys, const struct table *t)
+{
+	return keys ? strlist_split(keys) : row_dimensions(t);
 }
 
 /* ---- summarize ------------------------------------------------------------- */
@@ -179,7 +199,7 @@ static struct strlist figure_columns(void)
 
 static void cmd_summarize(int argc, char **argv)
 {
-	const char *keys = DEFAULT_KEYS, *metrics = NULL, *file[1] = { NULL };
+	const char *keys = NULL, *metrics = NULL, *file[1] = { NULL };
 	int nfile = 0;
 
 	for (int i = 1; i < argc; i++)
@@ -192,9 +212,9 @@ static void cmd_summarize(int argc, char **argv)
 	struct table t;
 	struct summary s;
 	struct errbuf err;
-	struct strlist kl = strlist_split(keys), cl = strlist_split(CARRY_COLS);
 	struct strlist ml = metrics ? strlist_split(metrics) : figure_columns();
 	read_table(&t, file[0]);
+	struct strlist kl = keys_of(keys, &t), cl = row_carried(&t, &kl);
 	if (summarize_runs(&s, &t, &kl, &ml, &cl, &err) < 0)
 		die(EXIT_USAGE, "%s", err.msg);
 	print_summary(stdout, &s);
@@ -208,14 +228,11 @@ static void cmd_summarize(int argc, char **argv)
 /* ---- compare and cost -------------------------------------------------------- */
 
 /* A results directory (its runs.csv, else its summary.csv), a runs.csv or
- * a summary.csv, as a summary of one metric. */
-static void load_summary(const char *arg, const char *keys, const char *metric, struct summary *s)
+ * a summary.csv, read as a table. */
+static void load_results(const char *arg, struct table *t)
 {
 	char path[4096];
 	struct stat st;
-	struct table t;
-	struct errbuf err;
-	struct strlist kl = strlist_split(keys);
 
 	snprintf(path, sizeof(path), "%s", arg);
 	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -223,10 +240,25 @@ static void load_summary(const char *arg, const char *keys, const char *metric, 
 		if (access(path, F_OK) != 0)
 			snprintf(path, sizeof(path), "%s/summary.csv", arg);
 	}
-	read_table(&t, path);
-	if (summarize_any(s, &t, &kl, metric, &err) < 0)
+	read_table(t, path);
+}
+
+/* A table of results as a summary of one metric; the table is freed. */
+static void summary_of(struct table *t, const struct strlist *keys, const char *metric, struct summary *s)
+{
+	struct errbuf err;
+	if (summarize_any(s, t, keys, metric, &err) < 0)
 		die(EXIT_USAGE, "%s (figures: tbench-stats row --figures)", err.msg);
-	table_free(&t);
+	table_free(t);
+}
+
+/* One input of cost or decompose as a summary of one metric. */
+static void load_summary(const char *arg, const char *keys, const char *metric, struct summary *s)
+{
+	struct table t;
+	load_results(arg, &t);
+	struct strlist kl = keys_of(keys, &t);
+	summary_of(&t, &kl, metric, s);
 	strlist_free(&kl);
 }
 
@@ -370,7 +402,7 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 
 static void cmd_compare(int argc, char **argv)
 {
-	const char *keys = DEFAULT_KEYS, *metric = "mb_per_sec", *alpha_s = "0.05", *file[2] = { NULL, NULL };
+	const char *keys = NULL, *metric = "mb_per_sec", *alpha_s = "0.05", *file[2] = { NULL, NULL };
 	int csv = 0, nfile = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -390,11 +422,26 @@ static void cmd_compare(int argc, char **argv)
 	if (!(alpha > 0 && alpha < 1))
 		die(EXIT_USAGE, "compare: --alpha %s: want a number between 0 and 1", alpha_s);
 
+	struct table ta, tb;
 	struct summary a, b;
 	struct comparison c;
 	metric = figure_named(metric);
-	load_summary(file[0], keys, metric, &a);
-	load_summary(file[1], keys, metric, &b);
+	load_results(file[0], &ta);
+	load_results(file[1], &tb);
+	struct strlist kl = keys ? strlist_split(keys) : comparison_keys(&ta, &tb);
+	summary_of(&ta, &kl, metric, &a);
+	summary_of(&tb, &kl, metric, &b);
+	strlist_free(&kl);
+	char *differ = comparison_mismatch(&a, &b);
+	if (differ) {
+		fprintf(stderr, "%s: compare: no point of %s is in %s: they differ in %s.\n"
+			"Leave a dimension out of --keys to compare across it (keys now: ",
+			prog, file[0], file[1], differ);
+		for (size_t k = 0; k < a.keys.n; k++)
+			fprintf(stderr, "%s%s", k ? "," : "", a.keys.v[k]);
+		fputs(").\n", stderr);
+		exit(EXIT_USAGE);
+	}
 	compare_summaries(&c, &a, &b, alpha);
 	if (csv)
 		print_comparison_csv(stdout, &a, &c);
@@ -405,19 +452,19 @@ static void cmd_compare(int argc, char **argv)
 	summary_free(&a);
 }
 
-/* The keys of a command that needs backend, clients and a setting. */
+/* The keys of a command that needs backend and clients first. */
 static void check_cost_keys(const char *cmd, const char *keys)
 {
-	struct strlist kl = strlist_split(keys);
-	int bad_keys = kl.n != 3 || strcmp(kl.v[0], "backend") || strcmp(kl.v[1], "clients");
+	struct strlist kl = strlist_split(keys ? keys : "backend,clients");
+	int bad_keys = kl.n < 2 || strcmp(kl.v[0], "backend") || strcmp(kl.v[1], "clients");
 	strlist_free(&kl);
 	if (bad_keys)
-		die(EXIT_USAGE, "%s: --keys must be backend,clients,<setting>", cmd);
+		die(EXIT_USAGE, "%s: --keys must be backend,clients[,<setting>...]", cmd);
 }
 
 static void cmd_cost(int argc, char **argv)
 {
-	const char *keys = DEFAULT_KEYS, *base = "nop", *file[1] = { NULL };
+	const char *keys = NULL, *base = "nop", *file[1] = { NULL };
 	int nfile = 0;
 
 	for (int i = 1; i < argc; i++)
@@ -433,9 +480,11 @@ static void cmd_cost(int argc, char **argv)
 	FILE *o = stdout;
 	load_summary(file[0], keys, "ops_per_sec", &s);
 	size_t n = cost_rows(&rows, &s, base);
-	fprintf(o, "backend,clients,%s,cost_us,cost_ci95_us,ops_per_sec,%s_ops_per_sec\n", s.keys.v[2], base);
+	for (size_t k = 0; k < s.keys.n; k++)
+		fprintf(o, "%s,", s.keys.v[k]);
+	fprintf(o, "cost_us,cost_ci95_us,ops_per_sec,%s_ops_per_sec\n", base);
 	for (size_t i = 0; i < n; i++) {
-		for (int k = 0; k < 3; k++) {
+		for (size_t k = 0; k < s.keys.n; k++) {
 			csv_put_field(o, rows[i].p->key[k]);
 			fputc(',', o);
 		}
@@ -481,7 +530,7 @@ static void print_layers(FILE *o, const char *figure, const struct layer_row *ro
 
 static void cmd_decompose(int argc, char **argv)
 {
-	const char *keys = DEFAULT_KEYS, *figure = "cost_cpu_us", *levels = DEFAULT_LEVELS, *file[1] = { NULL };
+	const char *keys = NULL, *figure = "cost_cpu_us", *levels = DEFAULT_LEVELS, *file[1] = { NULL };
 	int nfile = 0;
 
 	for (int i = 1; i < argc; i++)
@@ -544,10 +593,11 @@ static void print_row_header(FILE *o)
 	fputc('\n', o);
 }
 
-static void print_figures(FILE *o)
+/* The columns of one kind (row_col_is_figure, row_col_is_knob), one a line. */
+static void print_columns(FILE *o, int (*is_kind)(size_t i))
 {
 	for (size_t i = 0; i < row_ncols(); i++)
-		if (row_col_is_figure(i))
+		if (is_kind(i))
 			fprintf(o, "%s\n", row_col_name(i));
 }
 
@@ -605,7 +655,8 @@ static void cmd_row(int argc, char **argv)
 	struct row_input in = { 0 };
 	struct row_setting *set = xrealloc(NULL, (size_t)argc * sizeof(*set));
 	const char *file[1] = { NULL }, *val, *columns = NULL;
-	int nfile = 0, have_start = 0, have_end = 0, header = 0, figures = 0;
+	int nfile = 0, have_start = 0, have_end = 0, header = 0;
+	int (*list_kind)(size_t i) = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (opt_value(argc, argv, &i, "--set", &val)) {
@@ -625,7 +676,9 @@ static void cmd_row(int argc, char **argv)
 		} else if (strcmp(argv[i], "--header") == 0) {
 			header = 1;
 		} else if (strcmp(argv[i], "--figures") == 0) {
-			figures = 1;
+			list_kind = row_col_is_figure;
+		} else if (strcmp(argv[i], "--knobs") == 0) {
+			list_kind = row_col_is_knob;
 		} else {
 			operand("row", argv, i, file, &nfile, 1);
 		}
@@ -636,8 +689,8 @@ static void cmd_row(int argc, char **argv)
 	in.set = set;
 	if (header)
 		print_row_header(stdout);
-	else if (figures)
-		print_figures(stdout);
+	else if (list_kind)
+		print_columns(stdout, list_kind);
 	else
 		print_run_row(stdout, &in, file[0], columns);
 	for (size_t i = 0; i < in.nset; i++)

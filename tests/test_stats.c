@@ -319,13 +319,13 @@ static void rows(void)
 		CHECK_STR(want.head[i], row_col_name(i));
 
 	const struct row_setting ok[] = {
-		{ "offload", "on" }, { "rep", "2" }, { "dev", "lo" }, { "tso", "on" }, { "gso", "on" },
-		{ "gro", "on" }, { "exit_code", "0" }, { "started", "2026-12-01T10:00:00+00:00" },
+		{ "offload", "on" }, { "rep", "2" }, { "dev", "lo" }, { "tso_read", "on" }, { "gso_read", "on" },
+		{ "gro_read", "on" }, { "exit_code", "0" }, { "started", "2026-12-01T10:00:00+00:00" },
 		{ "json", "runs/tcp_c4_on_r2.json" },
 	};
 	const struct row_setting interrupted[] = {
 		{ "backend", "pipe" }, { "clients", "8" }, { "offload", "n/a" }, { "rep", "1" },
-		{ "tso", "n/a" }, { "gso", "n/a" }, { "gro", "n/a" }, { "exit_code", "1" },
+		{ "tso_read", "n/a" }, { "gso_read", "n/a" }, { "gro_read", "n/a" }, { "exit_code", "1" },
 		{ "started", "2026-12-01T10:00:05+00:00" }, { "json", "runs/pipe_c8_na_r1.json" },
 		{ "error", "not used: the JSON has one" },
 	};
@@ -334,9 +334,10 @@ static void rows(void)
 	check_row("run-interrupted-warmup.json", interrupted,
 		  sizeof(interrupted) / sizeof(interrupted[0]), NULL, &want, 1);
 	check_row("run-ok.json", ok, sizeof(ok) / sizeof(ok[0]), server_cpu, &want, 2);
-	/* A --netns run with cost figures: offloads, device and namespace from its JSON. */
+	/* A --netns run with cost figures: offloads read back, device and namespace
+	 * from its JSON; two knobs varied. */
 	const struct row_setting with_cost[] = {
-		{ "offload", "off" }, { "rep", "1" }, { "exit_code", "0" },
+		{ "offload", "off" }, { "mtu", "1500" }, { "placement", "split" }, { "rep", "1" }, { "exit_code", "0" },
 		{ "started", "2026-12-01T11:00:00+00:00" }, { "json", "runs/tcp_c4_off_r1.json" },
 	};
 	check_row("run-cost.json", with_cost, sizeof(with_cost) / sizeof(with_cost[0]), NULL, &want, 3);
@@ -466,6 +467,164 @@ static void comparisons(void)
 	strlist_free(&keys);
 }
 
+/* Two knobs varied (mtu, placement), model in the file, offload not applying
+ * to pipe: the dimensions, the points, and a second sweep without the mtu
+ * column (it did not vary it) matched on the rest. */
+static const char knobs_a[] =
+	"backend,clients,offload,mtu,placement,rep,model,tso_read,status,mb_per_sec,ops_per_sec\n"
+	"tcp,1,on,1500,same,1,processes,on,ok,10,100\n"
+	"tcp,1,on,65536,same,1,processes,on,ok,20,200\n"
+	"tcp,1,on,1500,split,1,processes,on,ok,30,300\n"
+	"tcp,1,on,65536,split,1,processes,on,ok,40,400\n"
+	"tcp,1,on,65536,split,2,processes,off,ok,42,420\n"
+	"pipe,1,n/a,n/a,same,1,processes,n/a,ok,50,500\n"
+	"nop,1,n/a,n/a,same,1,processes,n/a,ok,1000,10000\n"
+	"nop,1,n/a,n/a,split,1,processes,n/a,ok,500,5000\n";
+static const char knobs_b[] =
+	"backend,clients,offload,placement,rep,model,status,mb_per_sec\n"
+	"tcp,1,on,same,1,processes,ok,11\n"
+	"pipe,1,n/a,same,1,processes,ok,55\n";
+
+static void knob_points(void)
+{
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	CHECK(parse_table(&t, knobs_a) == 0);
+	struct strlist keys = row_dimensions(&t);
+	struct strlist carry = row_carried(&t, &keys);
+	struct strlist metrics = strlist_split("mb_per_sec");
+	CHECK_EQ_U(keys.n, 6);
+	CHECK_STR(keys.v[0], "backend");
+	CHECK_STR(keys.v[2], "model");          /* the points' names first, then the knobs in their order */
+	CHECK_STR(keys.v[3], "offload");
+	CHECK_STR(keys.v[4], "mtu");
+	CHECK_STR(keys.v[5], "placement");
+	CHECK_EQ_U(carry.n, 1);
+	CHECK_STR(carry.v[0], "tso_read");
+	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, &err) == 0);
+	CHECK_EQ_U(s.npoints, 7);               /* 4 of tcp, one of pipe, two of nop */
+	/* numbers numerically, other values in the order they first appear */
+	CHECK_STR(s.p[0].key[4], "1500");
+	CHECK_STR(s.p[0].key[5], "same");
+	CHECK_STR(s.p[1].key[4], "1500");
+	CHECK_STR(s.p[1].key[5], "split");
+	CHECK_STR(s.p[3].key[4], "65536");
+	CHECK_EQ_U(s.p[3].n_ok, 2);
+	CHECK_NEAR(s.p[3].m[0].mean, 41, 1e-12);
+	CHECK_STR(s.p[3].carry[0], "mixed");
+
+	/* cost: the nop point sharing the most dimensions (placement split) */
+	struct cost_row *cost;
+	struct summary ops;
+	CHECK(summarize_any(&ops, &t, &keys, "ops_per_sec", &err) == 0);
+	size_t n = cost_rows(&cost, &ops, "nop");
+	CHECK_EQ_U(n, 5);
+	for (size_t i = 0; i < n; i++)
+		CHECK_STR(cost[i].base->key[5], cost[i].p->key[5]);
+	CHECK_NEAR(cost[3].cost_us, 1e6 / 410 - 1e6 / 5000, 1e-9);
+	free(cost);
+
+	/* a level naming knob values; a bare setting is the offload */
+	struct strlist levels = strlist_split("pipe,tcp:mtu=65536:placement=split,tcp:on:mtu=1500,tcp:mtu=9000");
+	struct layer_row *r;
+	n = decompose(&r, &ops, &levels);
+	CHECK_EQ_U(n, 3);
+	if (n == 3) {
+		CHECK_NEAR(r[1].mean, 410 - 500, 1e-9);
+		CHECK_NEAR(r[2].top, 100, 1e-9);        /* the first tcp point with mtu 1500: same */
+		CHECK_STR(r[1].name, "tcp:mtu=65536:placement=split-pipe");
+	}
+	layer_rows_free(r, n);
+	strlist_free(&levels);
+	summary_free(&ops);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
+	strlist_free(&carry);
+	strlist_free(&metrics);
+
+	/* An older runs.csv: tso, gso, gro were read back; they are no keys. */
+	CHECK(parse_table(&t, "backend,clients,offload,rep,model,tso,gso,gro,mb_per_sec\n"
+			  "tcp,1,on,1,threads,on,on,off,5\n") == 0);
+	row_upgrade_table(&t);
+	keys = row_dimensions(&t);
+	CHECK_EQ_U(keys.n, 4);
+	CHECK_STR(keys.v[3], "offload");
+	CHECK(table_col(&t, "gro_read") == 7 && table_col(&t, "gro") < 0);
+	strlist_free(&keys);
+	table_free(&t);
+}
+
+/* Two tables compared on keys (NULL: comparison_keys): the keys, the
+ * summaries, what comparison_mismatch says and the comparison. */
+struct compared {
+	struct table ta, tb;
+	struct strlist keys;
+	struct summary a, b;
+	char *why;
+	struct comparison c;
+};
+
+static void compare_tables(struct compared *x, const char *a_csv, const char *b_csv, const char *keys)
+{
+	struct errbuf err;
+	CHECK(parse_table(&x->ta, a_csv) == 0 && parse_table(&x->tb, b_csv) == 0);
+	x->keys = keys ? strlist_split(keys) : comparison_keys(&x->ta, &x->tb);
+	CHECK(summarize_any(&x->a, &x->ta, &x->keys, "mb_per_sec", &err) == 0);
+	CHECK(summarize_any(&x->b, &x->tb, &x->keys, "mb_per_sec", &err) == 0);
+	x->why = comparison_mismatch(&x->a, &x->b);
+	compare_summaries(&x->c, &x->a, &x->b, 0.05);
+}
+
+static void compared_free(struct compared *x)
+{
+	comparison_free(&x->c);
+	free(x->why);
+	summary_free(&x->a);
+	summary_free(&x->b);
+	strlist_free(&x->keys);
+	table_free(&x->ta);
+	table_free(&x->tb);
+}
+
+static void knob_comparisons(void)
+{
+	struct compared x;
+	compare_tables(&x, knobs_a, knobs_b, NULL);
+	CHECK_EQ_U(x.keys.n, 6);
+	CHECK_STR(x.keys.v[4], "mtu");          /* B lacks it: "-" there */
+	CHECK_STR(x.why, "mtu (A: 1500, 65536, n/a; B: -)");   /* what no point can share */
+	CHECK_EQ_U(x.c.ncommon, 0);
+	compared_free(&x);
+
+	/* Compared across mtu and placement: tcp and pipe at 1 client match. */
+	compare_tables(&x, knobs_a, knobs_b, "backend,clients,model,offload");
+	CHECK(x.why == NULL);
+	CHECK_EQ_U(x.c.ncommon, 2);
+	CHECK_STR(x.c.rows[2].verdict, "only in A");    /* nop */
+	compared_free(&x);
+
+	/* Matched on every key: B's mtu "-" where A has no column. */
+	compare_tables(&x, "backend,clients,model,mb_per_sec\ntcp,1,threads,5\ntcp,1,threads,6\n",
+		       "backend,clients,mtu,placement,mb_per_sec\ntcp,1,-,-,7\ntcp,1,-,-,8\ntcp,1,1500,-,9\n", NULL);
+	CHECK_EQ_U(x.keys.n, 4);                /* model: only A has it, so no key */
+	CHECK_EQ_U(x.c.ncommon, 1);
+	CHECK_EQ_U(x.c.nrows, 2);
+	CHECK_NEAR(x.c.rows[0].change_pct, 100 * (7.5 / 5.5 - 1), 1e-9);
+	compared_free(&x);
+
+	/* No combination in both, though each value is; or only some are. */
+	compare_tables(&x, "backend,clients,mb_per_sec\ntcp,1,1\nnop,2,1\n",
+		       "backend,clients,mb_per_sec\ntcp,2,1\nnop,1,1\n", NULL);
+	CHECK_STR(x.why, "no key alone: the same values in A and B, in combinations none of which is in both");
+	compared_free(&x);
+	compare_tables(&x, "backend,clients,mb_per_sec\ntcp,1,1\nnop,2,1\n",
+		       "backend,clients,mb_per_sec\ntcp,2,1\npipe,1,1\n", NULL);
+	CHECK_STR(x.why, "backend (A: tcp, nop; B: tcp, pipe), in combinations none of which is in both");
+	compared_free(&x);
+}
+
 /* The layers of tests/data/layers.csv, worked out in its comments. */
 static void layers(void)
 {
@@ -573,6 +732,8 @@ int main(void)
 	summaries();
 	layers();
 	comparisons();
+	knob_points();
+	knob_comparisons();
 	process_tree();
 	return test_done("test_stats");
 }
