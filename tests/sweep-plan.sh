@@ -1,7 +1,8 @@
 #!/bin/bash
-# tbench-sweep's plan, without running anything (--dry-run needs no root):
-# the runs and their order, offload settings, the time estimate, --threads,
-# --resume against a runs.csv, usage errors, and which tbench it picks.
+# tbench-sweep's plan, without running anything (--plan needs no root):
+# the runs and their order, offload settings, the knobs of --vary (the
+# dimensions, n/a, the commands), the time estimate, --threads, --resume
+# against a runs.csv, usage errors, and which tbench it picks.
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
 set -euo pipefail
@@ -110,6 +111,122 @@ resume() {
 	expect_exit 1 "--resume of a runs.csv with other columns" "$SWEEP" -n "${common[@]}" --resume
 }
 
+# The run lines of the last plan as "what: tbench arguments after -q".
+plan_args() { sed "s|: $TBENCH .* -q |: |" "$TL_TMP/runs" | cut -d' ' -f2-; }
+
+knobs() {
+	plan --backends tcp,pipe --clients 1,2 --reps 1 -t 1 --warmup 0 --offload on \
+		--vary placement=same,split,free --vary mtu=1500,65536
+	# tcp: 2 clients x 2 mtu x 3 placements; pipe: 2 x 3 (mtu n/a)
+	[ "$(wc -l <"$TL_TMP/runs")" -eq 18 ] && ok "placement x mtu: 18 runs" || not_ok "18 runs: $(cat "$TL_TMP/runs")"
+	grep -q '^dimensions: backends tcp,pipe x clients 1,2 x offload on x mtu 1500,65536 x placement same,split,free$' \
+		"$TL_TMP/out" && ok "says the dimensions" || not_ok "dimensions: $(grep dimensions "$TL_TMP/out")"
+	grep -q '^  mtu: n/a for pipe (run once)$' "$TL_TMP/out" && ok "says mtu is n/a for pipe" ||
+		not_ok "n/a line: $(cat "$TL_TMP/out")"
+	# same and split: the first CPU the sweep may use, and the next one
+	local cpu0 cpu1
+	cpu0="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)"
+	cpu1="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*[0-9]*[,-]\([0-9]*\).*/\1/p' /proc/self/status)"
+	if ! grep -q "^Cpus_allowed_list:[[:space:]]*$cpu0," /proc/self/status; then cpu1=$((cpu0 + 1)); fi
+	[ "$(plan_args | sed -n 1p)" = "tcp clients=1 offload=on mtu=1500 placement=same rep 1/1: --mtu 1500 --cpus $cpu0 --server-cpus $cpu0 1" ] &&
+		ok "tcp same: tbench --mtu, --cpus, --server-cpus on one CPU" || not_ok "run 1: $(plan_args | sed -n 1p)"
+	[ "$(plan_args | sed -n 2p)" = "tcp clients=1 offload=on mtu=1500 placement=split rep 1/1: --mtu 1500 --cpus $cpu0 --server-cpus $cpu1 1" ] &&
+		ok "tcp split: servers on the next CPU" || not_ok "run 2: $(plan_args | sed -n 2p)"
+	[ "$(plan_args | sed -n 6p)" = "tcp clients=1 offload=on mtu=65536 placement=free rep 1/1: --mtu 65536 1" ] &&
+		ok "tcp free: not pinned" || not_ok "run 6: $(plan_args | sed -n 6p)"
+	[ "$(plan_args | sed -n 14p)" = "pipe clients=1 offload=n/a mtu=n/a placement=split rep 1/1: --cpus $cpu0 --server-cpus $cpu1 1" ] &&
+		ok "pipe: placement applies, mtu n/a" || not_ok "run 14: $(plan_args | sed -n 14p)"
+	grep -q ' --netns --offload on -b tcp ' "$TL_TMP/runs" && ok "--offload still set by tbench --netns" ||
+		not_ok "--offload: $(sed -n 1p "$TL_TMP/runs")"
+	cp "$TL_TMP/out" "$TL_TMP/plan1"
+	plan --backends tcp,pipe --clients 1,2 --reps 1 -t 1 --warmup 0 --offload on \
+		--vary placement=same,split,free --mtu 1500,65536 --dry-run
+	diff -q "$TL_TMP/out" "$TL_TMP/plan1" >/dev/null && ok "--mtu LIST and -n/--dry-run: the same plan" ||
+		not_ok "--mtu, --dry-run: $(diff "$TL_TMP/out" "$TL_TMP/plan1" | head -3)"
+
+	plan --backends tcp,pipe,unix --clients 1 --reps 1 --offload off --vary nodelay=on,off --vary sndbuf=65536 \
+		--vary cc=cubic
+	[ "$(plan_args)" = "tcp clients=1 offload=off cc=cubic nodelay=on sndbuf=65536 rep 1/1: -T TCP_NODELAY=1,TCP_CONGESTION=cubic,SO_SNDBUF=65536 1
+tcp clients=1 offload=off cc=cubic nodelay=off sndbuf=65536 rep 1/1: -T TCP_NODELAY=0,TCP_CONGESTION=cubic,SO_SNDBUF=65536 1
+pipe clients=1 offload=n/a cc=n/a nodelay=n/a sndbuf=n/a rep 1/1: 1
+unix clients=1 offload=n/a cc=n/a nodelay=n/a sndbuf=n/a rep 1/1: 1" ] &&
+		ok "socket knobs: one tbench -T for tcp; n/a and run once for pipe and unix" || not_ok "-T: $(plan_args)"
+	plan --backends tcp --clients 1 --reps 1 --offload off --vary rcvbuf=131072 --vary family=ipv4,ipv6
+	[ "$(plan_args)" = "tcp clients=1 offload=off rcvbuf=131072 family=ipv4 rep 1/1: --family ipv4 -T TCP_NODELAY,SO_RCVBUF=131072 1
+tcp clients=1 offload=off rcvbuf=131072 family=ipv6 rep 1/1: --family ipv6 -T TCP_NODELAY,SO_RCVBUF=131072 1" ] &&
+		ok "family; TCP_NODELAY kept (dbench's default) when nodelay is not varied" || not_ok "family: $(plan_args)"
+	plan --backends tcp,pipe --clients 1 --reps 1 --vary offload=on,off --vary gro=off
+	grep -q -- '--netns --offload off --gro off -b tcp ' "$TL_TMP/runs" && grep -q 'pipe clients=1 offload=n/a rep' "$TL_TMP/runs" &&
+		[ "$(wc -l <"$TL_TMP/runs")" -eq 3 ] && ok "--vary offload= and gro= as --offload and --gro" ||
+		not_ok "--vary offload: $(cat "$TL_TMP/runs")"
+
+	plan --veth --backends tcp,pipe --clients 1 --reps 1 --offload off --vary mtu=9000 --vary rate=100mbit,1gbit
+	[ "$(sed "s|: $TBENCH |: |" "$TL_TMP/runs" | cut -d' ' -f2-)" = "tcp clients=1 offload=off mtu=9000 rate=100mbit rep 1/1: -b tcp -t 10 --warmup 2 -q 1 (device: mtu 9000 rate 100mbit)
+tcp clients=1 offload=off mtu=9000 rate=1gbit rep 1/1: -b tcp -t 10 --warmup 2 -q 1 (device: mtu 9000 rate 1gbit)
+pipe clients=1 offload=n/a mtu=n/a rate=n/a rep 1/1: -b pipe -t 10 --warmup 2 -q 1" ] &&
+		ok "--veth: mtu and rate set by the sweep on the pair, not by tbench" || not_ok "--veth: $(cat "$TL_TMP/runs")"
+
+	if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+		expect_exit 0 "--plan under taskset -c 1" taskset -c 1 "$SWEEP" --plan --backends pipe --clients 1 --reps 1 \
+			--vary placement=same
+		grep -q -- "-q --cpus 1 --server-cpus 1 1\$" "$TL_TMP/out" && ok "placement: the first CPU the sweep may use" ||
+			not_ok "taskset -c 1: $(grep '^\[' "$TL_TMP/out")"
+	else
+		echo "# skipped placement under taskset: one CPU, or no taskset"
+	fi
+}
+
+knob_errors() {
+	local bad why
+	while IFS='|' read -r bad why; do
+		# shellcheck disable=SC2086
+		expect_exit 2 "usage error: $bad" "$SWEEP" --plan --backends tcp,pipe $bad
+		grep -qF -- "$why" "$TL_TMP/err" && ok "says: $why" || not_ok "says '$why': $(cat "$TL_TMP/err")"
+	done <<'EOF'
+--vary nosuch=1|unknown knob 'nosuch' (knobs: offload tso gso gro mtu cc nodelay sndbuf rcvbuf family placement rate)
+--vary mtu|--vary 'mtu': give NAME=V1,V2,...
+--vary mtu=|--vary mtu=: an empty value
+--vary mtu=1500,|--vary mtu=1500,: an empty value
+--vary mtu=abc|'abc' is not an MTU: a whole number from 68 to 65536
+--vary mtu=65537|'65537' is not an MTU
+--mtu 12|--mtu mtu=12: '12' is not an MTU
+--vary mtu=1500,1500|'1500' given twice
+--vary mtu=1500 --mtu 9000|--mtu: mtu is given twice
+--vary placement=same --vary placement=free|placement is given twice
+--vary placement=near|'near' is not same (clients and servers on one CPU), split (on two) or free
+--vary nodelay=yes|'yes' is not on or off
+--vary cc=bad/name|'bad/name' is not a congestion control name
+--vary sndbuf=0|'0' is not a size in bytes
+--vary family=ipv5|'ipv5' is not ipv4 or ipv6
+--vary rate=fast --veth|'fast' is not a tc rate
+--vary rate=100mbit|--vary rate: a tbf qdisc needs a device the sweep may change: add --veth
+--vary nodelay=off -- -T TCP_NODELAY|-T in TBENCH-ARGS and --vary of a socket option
+EOF
+}
+
+# --resume with knobs: a run is done when its backend, clients, offload,
+# every knob and rep match a row (2 of the 4 runs here).
+resume_knobs() {
+	if ! "$STATS" row --knobs >/dev/null 2>&1; then
+		echo "# skipped --resume with knobs: this tbench-stats has no knob columns (row --knobs)"
+		return
+	fi
+	local out="$TL_TMP/knobs" common
+	common=(--backends pipe --clients 1 --reps 2 --vary "placement=same,free" --out "$TL_TMP/knobs")
+	mkdir -p "$out"
+	{
+		"$STATS" row --header
+		"$STATS" row --set backend=pipe --set clients=1 --set offload=n/a --set placement=same --set rep=1 \
+			--set exit_code=0 "$SRCDIR/tests/data/run-ok.json"
+		"$STATS" row --set backend=pipe --set clients=1 --set offload=n/a --set placement=free --set rep=2 \
+			--set exit_code=0 "$SRCDIR/tests/data/run-ok.json"
+	} >"$out/runs.csv"
+	plan "${common[@]}" --resume
+	[ "$(cut -d: -f1 "$TL_TMP/runs")" = "[1/2] pipe clients=1 offload=n/a placement=free rep 1/2
+[2/2] pipe clients=1 offload=n/a placement=same rep 2/2" ] && ok "--resume: the runs missing, by knob" ||
+		not_ok "--resume with knobs: $(cat "$TL_TMP/runs")"
+}
+
 # Which tbench: never dbench's, even first in PATH; the one beside the script.
 which_tbench() {
 	local fake="$TL_TMP/fakebin" prefix="$TL_TMP/prefix" real="$TL_TMP/realbin"
@@ -145,7 +262,10 @@ which_tbench() {
 
 runs_and_order
 offloads
+knobs
+knob_errors
 usage_errors
 resume
+resume_knobs
 which_tbench
 tl_done
