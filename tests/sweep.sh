@@ -1,7 +1,8 @@
 #!/bin/bash
 # A real, short tbench-sweep: its rows (cost figures included), the offloads
 # each run's tbench --netns read back, the plots, a host left as it was, a
-# resume after Ctrl-C, and (as root) a veth sweep with tbench_srv. The plan
+# resume after Ctrl-C, (as root) a veth sweep with tbench_srv, and the knobs
+# of --vary (placement, mtu, nodelay, cc; rate on the veth pair). The plan
 # alone is tests/sweep-plan.sh; a sweep as an unprivileged user is
 # tests/sweep-user.sh. Skipped (77) where tbench --netns does not work.
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
@@ -38,6 +39,13 @@ fi
 
 lo_offloads() { ethtool -k lo 2>/dev/null || echo "(no ethtool: not compared)"; }
 lo_before="$(lo_offloads)"
+qdiscs_before="$(tc qdisc show 2>/dev/null || true)"
+# The read-back offloads: tso_read, ... where runs.csv also has the knobs
+# asked for (tso, ...); else tso, ... themselves.
+R=""
+! "$STATS" row --header | tr , '\n' | grep -qx tso_read || R=_read
+KNOB_COLS=""
+! "$STATS" row --knobs >/dev/null 2>&1 || KNOB_COLS=1
 
 # Sweeps run as background jobs with job control on: a non-interactive shell
 # starts background commands with SIGINT ignored (and a script cannot trap a
@@ -103,8 +111,8 @@ sweep_run() {
 		ok "reps interleaved (rep 1 of every point first)" || not_ok "reps interleaved"
 	# read-back offloads: on rows say on, off rows say off, inside the namespace
 	local on off
-	on="$(cols "$runs" dev,tso,gso --where backend="$NET" --where offload=on | sort -u)"
-	off="$(cols "$runs" dev,tso,gso --where backend="$NET" --where offload=off | sort -u)"
+	on="$(cols "$runs" "dev,tso$R,gso$R" --where backend="$NET" --where offload=on | sort -u)"
+	off="$(cols "$runs" "dev,tso$R,gso$R" --where backend="$NET" --where offload=off | sort -u)"
 	[ "$on" = $'lo\ton\ton' ] && ok "offload=on read back as tso on, gso on (lo)" || not_ok "offload=on read back: '$on'"
 	[ "$off" = $'lo\toff\toff' ] && ok "offload=off read back as tso off, gso off (lo)" || not_ok "offload=off read back: '$off'"
 	[ "$(cols "$runs" netns --where status=ok | sort -u)" = "$NETNS_WANT" ] &&
@@ -118,7 +126,7 @@ sweep_run() {
 		awk -F'\t' '!($1 > 0 && $2 > 0) { bad = 1 } END { exit bad }' &&
 		ok "$NET: segments per operation and bytes per segment" || not_ok "$NET: segment figures"
 	if [ "$NET" = tcp ]; then
-		[ "$(cols "$runs" offload,dev,tso --where backend=pipe | sort -u)" = $'n/a\t\tn/a' ] &&
+		[ "$(cols "$runs" "offload,dev,tso$R" --where backend=pipe | sort -u)" = $'n/a\t\tn/a' ] &&
 			ok "pipe runs once per point, offload n/a, no device" || not_ok "pipe offload n/a"
 	fi
 	# raw JSON of every run
@@ -248,12 +256,114 @@ veth() {
 	run_sweep 0 "--veth: tcp to tbench_srv across a veth pair" --veth --backends tcp --clients 1,2 --reps 1 \
 		-t 1 --warmup 0 --offload off --out "$out"
 	grep -q 'using .*/tbench_srv (' "$TL_TMP/err" && ok "says which tbench_srv" || not_ok "says which tbench_srv"
-	[ "$(cols "$out/runs.csv" status,dev,tso,gso | sort -u)" = $'ok\tveth\toff\toff' ] &&
+	[ "$(cols "$out/runs.csv" "status,dev,tso$R,gso$R" | sort -u)" = $'ok\tveth\toff\toff' ] &&
 		ok "2 runs ok, offloads off on the veth pair" || { not_ok "veth runs"; cat "$out/runs.csv"; }
 	cols "$out/runs.csv" server_user_s,server_system_s,cpu_us_per_mb |
 		awk -F'\t' '!($1 >= 0 && $1 != "" && $2 >= 0 && $2 != "" && $3 > 0) { bad = 1 } END { exit bad }' &&
 		ok "server CPU measured, CPU per MB" || { not_ok "server CPU"; cat "$out/runs.csv"; }
 	check "meta.json: veth, three devices" jq -e '.sweep.mode == "veth" and (.devices | length) == 3' "$out/meta.json"
+}
+
+# The knobs for real: placement x mtu x nodelay over tcp and pipe in the
+# loopback mode, a congestion control the kernel refuses, and (as root)
+# mtu, rate and placement on the veth pair; each checked in runs.csv, in
+# the JSON's read-backs, and for what it leaves behind.
+knobs_run() {
+	local out="$TL_TMP/knobs" runs cpu0 p
+	for p in --cpus --mtu --family; do
+		if ! "$TBENCH" --help 2>&1 | grep -q -- "$p"; then
+			echo "# skipped the knob sweeps: this tbench has no $p"
+			return
+		fi
+	done
+	if [ "$NET" != tcp ]; then
+		echo "# skipped the knob sweeps: this tbench has no tcp backend"
+		return
+	fi
+	cpu0="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)"
+	run_sweep 0 "--vary placement=same,free --vary mtu=1500,65536 --vary nodelay=off over tcp and pipe" \
+		--backends tcp,pipe --clients 1 --reps 1 -t 1 --warmup 0 --offload on \
+		--vary placement=same,free --vary mtu=1500,65536 --vary nodelay=off --out "$out"
+	runs="$out/runs.csv"
+	[ "$(tail -n +2 "$runs" | wc -l)" -eq 6 ] && ok "6 runs: tcp 2 x 2, pipe 2 (mtu, nodelay n/a)" ||
+		{ not_ok "6 runs"; cat "$runs"; return; }
+	[ "$(cols "$runs" status | sort -u)" = ok ] && ok "every run ok" || { not_ok "every run ok"; cols "$runs" backend,status,error; }
+	if [ -n "$KNOB_COLS" ]; then
+		[ "$(cols "$runs" backend,mtu,placement,nodelay,cc | sort | paste -sd' ')" = \
+			"$(printf 'pipe\tn/a\tfree\tn/a\t- pipe\tn/a\tsame\tn/a\t- tcp\t1500\tfree\toff\t- tcp\t1500\tsame\toff\t- tcp\t65536\tfree\toff\t- tcp\t65536\tsame\toff\t-')" ] &&
+			ok "columns mtu, placement, nodelay as asked; n/a for pipe; cc - (not varied)" ||
+			not_ok "knob columns: $(cols "$runs" backend,mtu,placement,nodelay,cc)"
+		[ "$(cols "$out/summary.csv" backend,mtu,placement | wc -l)" -eq 6 ] && ok "summary: a point per knob combination" ||
+			not_ok "summary points: $(cols "$out/summary.csv" backend,mtu,placement)"
+	else
+		echo "# skipped the knob columns: this tbench-stats has none (row --knobs)"
+	fi
+	# Read back by tbench, kept in each run's JSON.
+	local f bad=0
+	for f in "$out"/runs/tcp_*.json; do
+		local mtu place
+		mtu="$(basename "$f" | sed 's/.*_mtu-\([0-9]*\)_.*/\1/')"
+		place="$(basename "$f" | sed 's/.*_placement-\([a-z]*\)_.*/\1/')"
+		jq -e --argjson mtu "$mtu" '.netns.mtu == $mtu and .socket.nodelay == false' "$f" >/dev/null || bad=1
+		if [ "$place" = same ]; then
+			jq -e --arg c "$cpu0" '.settings.cpus == $c and .settings.server_cpus == $c' "$f" >/dev/null || bad=1
+		else
+			jq -e '.settings.cpus == null and .settings.server_cpus == null' "$f" >/dev/null || bad=1
+		fi
+	done
+	[ "$bad" -eq 0 ] && ok "tcp JSON: netns.mtu, socket.nodelay, settings.cpus read back as asked" ||
+		not_ok "tcp read-backs: $(jq -c '[.netns.mtu, .socket, .settings.cpus, .settings.server_cpus]' "$out"/runs/tcp_*.json)"
+	jq -e --arg c "$cpu0" '.settings.cpus == $c and .settings.server_cpus == $c' "$out"/runs/pipe_*same*.json >/dev/null &&
+		ok "pipe same: clients and servers on CPU $cpu0" || not_ok "pipe placement: $(jq -c .settings "$out"/runs/pipe_*same*.json)"
+
+	# A value the kernel refuses fails its runs with the reason; the sweep goes on.
+	local cc
+	cc="$(awk '{ print $1 }' /proc/sys/net/ipv4/tcp_available_congestion_control)"
+	run_sweep 0 "--vary cc=$cc,nosuch: the sweep goes on" --backends tcp --clients 1 --reps 1 -t 1 --warmup 0 \
+		--offload on --vary "cc=$cc,nosuch" --out "$TL_TMP/cc"
+	[ "$(cols "$TL_TMP/cc/runs.csv" status | sed -n 1p)" = ok ] && ok "cc=$cc ok" ||
+		not_ok "cc=$cc: $(cat "$TL_TMP/cc/runs.csv")"
+	jq -e --arg cc "$cc" '.socket.cc == $cc' "$TL_TMP/cc"/runs/*cc-"$cc"*.json >/dev/null && ok "cc=$cc read back" ||
+		not_ok "cc read back: $(jq -c .socket "$TL_TMP/cc"/runs/*.json)"
+	grep -q 'nosuch.*available' <(cols "$TL_TMP/cc/runs.csv" status,error | grep '^failed') &&
+		ok "cc=nosuch: failed, saying what is available" || not_ok "cc=nosuch: $(cols "$TL_TMP/cc/runs.csv" status,error)"
+}
+
+# --veth: mtu and rate on the pair (one MTU above veth's maximum, which the
+# kernel refuses), placement with tbench_srv --cpus.
+knobs_veth() {
+	local out="$TL_TMP/kveth" p
+	if [ "$NET" != tcp ] || [ "$(id -u)" -ne 0 ] || ! "$TBENCH" --help 2>&1 | grep -q -- --cpus; then
+		echo "# skipped the veth knob sweep: it needs root, tcp and tbench --cpus"
+		return
+	fi
+	for p in ip ethtool tc; do
+		command -v "$p" >/dev/null || { echo "# skipped the veth knob sweep: no $p"; return; }
+	done
+	run_sweep 0 "--veth --vary mtu=9000,65536 --vary rate=100mbit --vary placement=split" --veth --backends tcp \
+		--clients 1 --reps 1 -t 1 --warmup 0 --offload off --vary mtu=9000,65536 --vary rate=100mbit \
+		--vary placement=split --out "$out"
+	local ok9000 failed
+	ok9000="$(cols "$out/runs.csv" status,mb_per_sec | sed -n 1p)"
+	# 100 mbit/s is 12.5 MB/s on the wire: the payload stays under it (a ceiling, not a timing).
+	awk -F'\t' '$1 == "ok" && $2 > 0 && $2 < 12.5 { good = 1 } END { exit !good }' <<<"$ok9000" &&
+		ok "mtu=9000 rate=100mbit: ok, under 12.5 MB/s ($(cut -f2 <<<"$ok9000"))" || not_ok "rate: $ok9000"
+	grep -q 'mtu of .*veth-cli: 9000' "$out"/runs/*mtu-9000*.log && grep -q 'rate of .*veth-srv: tbf 12500000 bytes/s' \
+		"$out"/runs/*mtu-9000*.log && ok "MTU and tbf read back on the pair" || not_ok "read-backs: $(cat "$out"/runs/*mtu-9000*.log | head)"
+	failed="$(cols "$out/runs.csv" status,error | sed -n 2p)"
+	[[ "$failed" == failed*"mtu=65536"*"reads back MTU 1500"* ]] && ok "mtu=65536 refused by veth: failed, saying so" ||
+		not_ok "mtu=65536: $failed"
+	grep -q -- '--cpus 1' "$out/runs/tbench_srv.log" && ok "tbench_srv started with --cpus (split)" ||
+		not_ok "tbench_srv: $(cat "$out/runs/tbench_srv.log")"
+}
+
+# Nothing the sweeps started still runs, no qdisc of theirs is left.
+nothing_left() {
+	[ "$(tc qdisc show 2>/dev/null)" = "$qdiscs_before" ] && ok "host qdiscs unchanged" ||
+		not_ok "host qdiscs changed: $(tc qdisc show)"
+	local left
+	left="$(pgrep -a -f "^($TBENCH|$(dirname "$TBENCH")/tbench_srv)( |$)" || true)"
+	[ -z "$left" ] && ok "no tbench or tbench_srv of this build left running" || not_ok "left running: $left"
 }
 
 if [ "$(id -u)" -eq 0 ]; then NETNS_WANT=private; else NETNS_WANT=private+userns; fi
@@ -263,4 +373,8 @@ resume
 host_untouched
 veth
 host_untouched
+knobs_run
+knobs_veth
+host_untouched
+nothing_left
 tl_done
