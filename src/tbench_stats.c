@@ -355,24 +355,46 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fprintf(o, ",,,,%zu significant\n", c->nsig);
 }
 
+/* 1 when key k has one value in every row of the comparison. */
+static int key_constant(const struct comparison *c, size_t k)
+{
+	for (size_t i = 1; i < c->nrows; i++)
+		if (strcmp(row_point(&c->rows[i])->key[k], row_point(&c->rows[0])->key[k]) != 0)
+			return 0;
+	return 1;
+}
+
+/* The table leaves out the keys after backend and clients that have one
+ * value throughout (most knobs, "-"), and says those that were set. */
 static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
 				   double alpha, const struct summary *a, const struct comparison *c)
 {
-	enum { MAX_KEYS = 32, MEAN_WIDTH = 24 };
+	enum { MAX_KEYS = 32, MEAN_WIDTH = 24, HIDDEN = -1 };
 	int kw[MAX_KEYS] = { 0 };
 	size_t nkeys = a->keys.n < MAX_KEYS ? a->keys.n : MAX_KEYS;
+	const char *sep = "every point: ";
 
+	fprintf(o, "A: %s\nB: %s\n", file[0], file[1]);
 	for (size_t k = 0; k < nkeys; k++) {
 		kw[k] = u8width(a->keys.v[k]);
 		for (size_t i = 0; i < c->nrows; i++)
 			if (u8width(row_point(&c->rows[i])->key[k]) > kw[k])
 				kw[k] = u8width(row_point(&c->rows[i])->key[k]);
+		if (k < 2 || !c->nrows || !key_constant(c, k))
+			continue;
+		kw[k] = HIDDEN;
+		if (strcmp(row_point(&c->rows[0])->key[k], ROW_NOT_VARIED) != 0) {
+			fprintf(o, "%s%s=%s", sep, a->keys.v[k], row_point(&c->rows[0])->key[k]);
+			sep = ", ";
+		}
 	}
-	fprintf(o, "A: %s\nB: %s\n", file[0], file[1]);
+	if (*sep == ',')
+		fputc('\n', o);
 	fprintf(o, "metric: %s, mean ± half-width of its 95%% confidence interval (runs)\n", metric);
 	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)\n\n", 100 * (1 - alpha), alpha);
 	for (size_t k = 0; k < nkeys; k++)
-		pad(o, a->keys.v[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
+		if (kw[k] != HIDDEN)
+			pad(o, a->keys.v[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
 	pad(o, "A", MEAN_WIDTH, 1);
 	pad(o, "B", MEAN_WIDTH, 1);
 	fprintf(o, "%8s  %8s  %s\n", "change", "p", "significant");
@@ -380,7 +402,8 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 		const struct comparison_row *r = &c->rows[i];
 		char ma[160], mb[160], ch[32] = "-", pv[32] = "-";
 		for (size_t k = 0; k < nkeys; k++)
-			pad(o, row_point(r)->key[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
+			if (kw[k] != HIDDEN)
+				pad(o, row_point(r)->key[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
 		fmt_mean(ma, sizeof(ma), r->a);
 		fmt_mean(mb, sizeof(mb), r->b);
 		if (isfinite(r->change_pct))
@@ -440,6 +463,9 @@ static void cmd_compare(int argc, char **argv)
 		for (size_t k = 0; k < a.keys.n; k++)
 			fprintf(stderr, "%s%s", k ? "," : "", a.keys.v[k]);
 		fputs(").\n", stderr);
+		free(differ);
+		summary_free(&b);
+		summary_free(&a);
 		exit(EXIT_USAGE);
 	}
 	compare_summaries(&c, &a, &b, alpha);

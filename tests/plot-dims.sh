@@ -1,0 +1,152 @@
+#!/bin/bash
+# tbench-plot and tbench-compare on a made-up sweep that varies two knobs
+# (mtu for tcp, placement for every backend): the lines of the plots and
+# their titles (from the gnuplot scripts and data that --keep-data keeps,
+# and the SVG's text), --by's panels, and the points compare matches.
+# ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
+# shellcheck disable=SC2015
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
+STATS="${top_builddir:-.}/tbench-stats"
+PLOT="$SRCDIR/scripts/tbench-plot"
+COMPARE="$SRCDIR/scripts/tbench-compare"
+export TBENCH_STATS="$STATS"
+command -v gnuplot >/dev/null || { echo "SKIP: gnuplot not installed (apt-get install gnuplot-nox)"; exit 77; }
+
+# A runs.csv of this version's columns: tcp at mtu 1500 and 65536, pipe and
+# nop (mtu n/a), each with placement same and split, at 1, 2, 4 clients, 2
+# reps. MB/sec = base * sqrt(clients) * 1.6 (mtu 65536) * 1.3 (split) + 3 rep,
+# base tcp 300, pipe 800, nop 4000; SCALE multiplies the tcp rows at mtu
+# 65536, placement split; PLACEMENT replaces every placement.
+make_runs() { # SCALE [PLACEMENT]
+	"$STATS" row --header | awk -F, -v scale="$1" -v only="${2:-}" 'NR == 1 {
+		n = split($0, h, ","); print
+		split("tcp pipe nop", B, " ")
+		for (bi = 1; bi <= 3; bi++) for (m = 1; m <= 2; m++) for (p = 1; p <= 2; p++)
+		for (c = 1; c <= 4; c *= 2) for (rep = 1; rep <= 2; rep++) {
+			b = B[bi]
+			if (b != "tcp" && m == 2) continue
+			delete v
+			v["backend"] = b; v["clients"] = c; v["rep"] = rep; v["model"] = "processes"; v["status"] = "ok"
+			v["offload"] = b == "tcp" ? "on" : "n/a"
+			v["mtu"] = b == "tcp" ? (m == 1 ? 1500 : 65536) : "n/a"
+			v["placement"] = only != "" ? only : p == 1 ? "same" : "split"
+			mb = (b == "nop" ? 4000 : b == "pipe" ? 800 : 300) * sqrt(c) * (m == 2 ? 1.6 : 1) * (p == 2 ? 1.3 : 1) + rep * 3
+			if (b == "tcp" && m == 2 && p == 2) mb *= scale
+			v["mb_per_sec"] = mb; v["ops_per_sec"] = mb * 200; v["cpu_us_per_mb"] = 1e6 / mb
+			line = ""
+			for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") (h[i] in v ? v[h[i]] : "")
+			print line
+		}
+	}'
+}
+
+# The titles of the lines of a kept gnuplot script, one a line, in order.
+titles() { # SCRIPT
+	grep "^  " "$1" | grep -o 'title "[^"]*"' | sed 's/^title "//; s/"$//' | awk '!seen[$0]++'
+}
+
+# The knobs not varied: "-", as tbench-stats row writes them.
+unvaried() {
+	awk -F, -v OFS=, -v knobs="$("$STATS" row --knobs | paste -sd,)" '
+		NR == 1 { split(knobs, k, ","); for (i = 1; i <= NF; i++) for (j in k) if ($i == k[j]) knob[i] = 1 }
+		NR > 1 { for (i in knob) if ($i == "") $i = "-" } { print }'
+}
+
+sweep="$TL_TMP/sweep"
+mkdir -p "$sweep"
+make_runs 1 | unvaried >"$sweep/runs.csv"
+
+plain() {
+	expect_exit 0 "tbench-plot of a sweep varying mtu and placement" "$PLOT" --keep-data "$TL_TMP/keep" "$sweep"
+	local f
+	for f in throughput cost cpu; do
+		[ -s "$sweep/$f.png" ] && [ -s "$sweep/$f.svg" ] && ok "$f.png and $f.svg" || not_ok "no $f plot"
+	done
+	local want="tcp mtu=1500 placement=same
+tcp mtu=1500 placement=split
+tcp mtu=65536 placement=same
+tcp mtu=65536 placement=split
+pipe placement=same
+pipe placement=split
+nop placement=same
+nop placement=split"
+	[ "$(titles "$TL_TMP/keep/throughput.gp" | grep -v -e '^single runs$')" = "$want" ] &&
+		ok "one line per backend x mtu x placement, titled by the knobs that vary" ||
+		not_ok "throughput titles: $(titles "$TL_TMP/keep/throughput.gp")"
+	grep -q '<text>tcp mtu=65536 placement=split</text>' "$sweep/throughput.svg" &&
+		ok "the SVG's key says it" || not_ok "no 'tcp mtu=65536 placement=split' in throughput.svg"
+	# its means: 300 * 1.6 * 1.3 * sqrt(4) + 4.5 at 4 clients
+	local n
+	n="$(awk -F'\t' '$4 == "tcp mtu=65536 placement=split" { print $1 }' "$TL_TMP/keep/tp.list")"
+	[ "$(awk '$1 == 4 { print $2 }' "$TL_TMP/keep/tp.0.$n.dat")" = 1252.5 ] &&
+		ok "the line's mean at 4 clients" || not_ok "tcp mtu=65536 split: $(cat "$TL_TMP/keep/tp.0.$n.dat")"
+	[ "$(wc -l <"$TL_TMP/keep/tp.0.$n.runs")" -eq 6 ] && ok "and its 6 single runs" || not_ok "single runs"
+	[ "$(titles "$TL_TMP/keep/cost.gp" | grep -c '^nop')" -eq 0 ] && [ "$(titles "$TL_TMP/keep/cost.gp" | grep -c mtu=)" -eq 4 ] &&
+		ok "cost: the same lines but nop's" || not_ok "cost titles: $(titles "$TL_TMP/keep/cost.gp")"
+}
+
+faceted() {
+	local out="$TL_TMP/by" keep="$TL_TMP/keep-by"
+	expect_exit 0 "tbench-plot --by placement" "$PLOT" --by placement --out-dir "$out" --keep-data "$keep" "$sweep"
+	[ -s "$out/throughput.png" ] && [ -s "$out/throughput.svg" ] && ok "throughput in panels" || not_ok "no faceted plot"
+	[ "$(grep -c '^set title "placement=' "$keep/throughput.gp")" -eq 4 ] && # twice: PNG and SVG
+		grep -q '^set title "placement=split"' "$keep/throughput.gp" && ok "one panel per placement" ||
+		not_ok "panels: $(grep '^set title' "$keep/throughput.gp")"
+	[ "$(titles "$keep/throughput.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp mtu=1500,tcp mtu=65536,pipe,nop" ] &&
+		ok "the lines of a panel: the other knob's values" || not_ok "--by titles: $(titles "$keep/throughput.gp")"
+	local n
+	n="$(awk -F'\t' '$4 == "tcp mtu=65536" { print $1 }' "$keep/tp.list")"
+	[ "$(awk -F'\t' '$2 == "split" { print $1 }' "$keep/tp.facets")" = 1 ] &&
+		[ "$(awk '$1 == 4 { print $2 }' "$keep/tp.1.$n.dat")" = 1252.5 ] &&
+		ok "the split panel's tcp mtu=65536 line" || not_ok "--by data: $(cat "$keep/tp.facets")"
+	expect_exit 2 "--by a knob that is no column" "$PLOT" --by nosuch --out-dir "$out" "$sweep"
+	grep -q 'not a knob (they are: offload tso' "$TL_TMP/err" && ok "says which are" || not_ok "$(cat "$TL_TMP/err")"
+	expect_exit 2 "--keep-data into a directory not empty" "$PLOT" --keep-data "$keep" "$sweep"
+}
+
+# An older runs.csv: no knob columns but offload; tso, gso, gro read back.
+older() {
+	local old="$TL_TMP/old" keep="$TL_TMP/keep-old"
+	mkdir -p "$old"
+	"$STATS" select --columns backend,clients,offload,rep,model,tso_read,gso_read,gro_read,status,mb_per_sec,ops_per_sec,cpu_us_per_mb \
+		"$sweep/runs.csv" | sed '1s/_read//g' >"$old/runs.csv"
+	expect_exit 0 "tbench-plot of an older runs.csv" "$PLOT" --keep-data "$keep" "$old"
+	[ "$(titles "$keep/throughput.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp,pipe,nop" ] &&
+		ok "older runs.csv: one line per backend" || not_ok "older titles: $(titles "$keep/throughput.gp")"
+}
+
+compared() {
+	local b="$TL_TMP/b" c="$TL_TMP/c"
+	mkdir -p "$b" "$c"
+	# B has only the knob columns it varied
+	make_runs 1.1 >"$TL_TMP/b.csv"
+	"$STATS" select --columns backend,clients,offload,mtu,placement,rep,model,status,mb_per_sec "$TL_TMP/b.csv" >"$b/runs.csv"
+	expect_exit 0 "tbench-compare --csv: B's tcp at mtu 65536 split 10% faster" "$COMPARE" --csv "$sweep" "$b"
+	head -n 1 "$TL_TMP/out" | grep -q '^backend,clients,model,offload,tso,gso,gro,mtu,cc,nodelay,sndbuf,rcvbuf,family,placement,rate,n_a,' &&
+		ok "points named by every dimension" || not_ok "compare header: $(head -n 1 "$TL_TMP/out")"
+	[ "$(awk -F, '$8 == 65536 && $14 == "split" { print $2 ":" $(NF - 4) }' "$TL_TMP/out" | paste -sd' ')" = "1:10 2:10 4:10" ] &&
+		ok "+10% at that point only" || not_ok "changes: $(cut -d, -f1-14,22 "$TL_TMP/out")"
+	[ "$(awk -F, '$NF != "only in A" && $NF != "only in B"' "$TL_TMP/out" | grep -c '^[a-z]*,[0-9]')" -eq 24 ] &&
+		ok "all 24 points matched (B lacks the knobs it did not vary: '-')" || not_ok "matched: $(cat "$TL_TMP/out")"
+	expect_exit 0 "tbench-compare's table" "$COMPARE" "$sweep" "$b"
+	grep -Eq '^backend +clients +offload +mtu +placement +A +B +change' "$TL_TMP/out" &&
+		ok "table: the dimensions that differ between points, not the others" || not_ok "table: $(cat "$TL_TMP/out")"
+	check "table: what every point shares" grep -qx 'every point: model=processes' "$TL_TMP/out"
+	grep -Eq '^tcp +4 +on +65536 +split +.*\+10\.00%' "$TL_TMP/out" && ok "table: the faster point" || not_ok "table row"
+
+	make_runs 1 free | unvaried >"$c/runs.csv"
+	expect_exit 2 "tbench-compare: no point in common" "$COMPARE" "$sweep" "$c"
+	grep -q 'no point of .* is in .*: they differ in placement (A: same, split; B: free)' "$TL_TMP/err" &&
+		ok "names the dimension that differs" || not_ok "no match: $(cat "$TL_TMP/err")"
+	expect_exit 0 "across it with --keys" "$COMPARE" --csv --keys backend,clients,mtu "$sweep" "$c"
+	[ "$(grep -c '^tcp,' "$TL_TMP/out")" -eq 6 ] && ok "--keys: tcp at 3 client counts x 2 MTUs" || not_ok "$(cat "$TL_TMP/out")"
+}
+
+plain
+faceted
+older
+compared
+tl_done
