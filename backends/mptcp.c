@@ -96,13 +96,14 @@ const struct backend backend_mptcp = {
 	.name = "mptcp",
 	.summary = "MPTCP to tbench_srv --mptcp at SERVER:" WIRE_PORT_STRING
 		   ", or to its own MPTCP server on 127.0.0.1",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
 	.check = mptcp_check,
 	.start = mptcp_start,
 	.open = mptcp_open,
 	.exchange = wire_stream_exchange,
 	.close = wire_stream_close,
 	.stop = tcp_stop,
+	.socket_info = tcp_socket_info,
 	.counters = mptcp_counters,
 	.counter_names = mptcp_counter_names,
 };

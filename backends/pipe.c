@@ -65,6 +65,7 @@ static int pipe_open(void *run, const struct backend_config *cfg, unsigned clien
 	c->server = (struct companion){
 		.serve = serve, .arg = c, .nkeep = 2,
 		.keep = { c->to_server[0], c->from_server[1] },
+		.cpus = cfg->server_cpus, .index = client,
 	};
 	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0)
 		goto fail;

@@ -379,6 +379,7 @@ static int shm_connect(void *run, const struct backend_config *cfg, unsigned cli
 	}
 	c->server = (struct companion){
 		.serve = serve, .arg = c, .nkeep = cfg->processes ? 1 : 0, .keep = { c->alive[1] },
+		.cpus = cfg->server_cpus, .index = client,
 	};
 	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0)
 		goto fail;

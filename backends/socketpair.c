@@ -54,6 +54,7 @@ static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
 	c->server_fd = sv[1];
 	c->server = (struct companion){
 		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
+		.cpus = cfg->server_cpus, .index = client,
 	};
 	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0) {
 		close(sv[0]);

@@ -248,15 +248,17 @@ static void close_end(struct splice_end *e)
 		}
 }
 
-static int start_server(struct splice_conn *c, bool as_process, struct errbuf *err)
+static int start_server(struct splice_conn *c, const struct backend_config *cfg, unsigned client,
+			struct errbuf *err)
 {
 	struct splice_end *e = &c->server;
 
 	c->server_task = (struct companion){
 		.serve = serve, .arg = c, .nkeep = 4,
 		.keep = { e->sock, e->pipe[0], e->pipe[1], e->devnull },
+		.cpus = cfg->server_cpus, .index = client,
 	};
-	if (companion_start(&c->server_task, as_process, c->peer, err) < 0)
+	if (companion_start(&c->server_task, cfg->processes, c->peer, err) < 0)
 		return -1;
 	if (companion_is_process(&c->server_task))
 		close_end(&c->server);
@@ -381,7 +383,7 @@ static int splice_open(void *run, const struct backend_config *cfg, unsigned cli
 	struct splice_end *ends[] = { &c->client, &c->server };
 	for (int i = 0; i < 2; i++)
 		ends[i]->sock = ends[i]->pipe[0] = ends[i]->pipe[1] = ends[i]->devnull = -1;
-	if (setup(c, err) < 0 || start_server(c, cfg->processes, err) < 0) {
+	if (setup(c, err) < 0 || start_server(c, cfg, client, err) < 0) {
 		conn_free(c);
 		return -1;
 	}

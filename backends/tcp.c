@@ -24,6 +24,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "server.h"
 #include "sockopt.h"
 #include "tcp.h"
@@ -62,6 +63,9 @@ int tcp_check_as(const struct tcp_flavour *fl, const struct backend_config *cfg,
 	if (cfg->unix_path)
 		return err_set(err, "%s: --unix is for the unix backend: add -b unix, or drop it",
 			       fl->name);
+	if (cfg->server && cfg->server_cpus)
+		return err_set(err, "%s: --server-cpus pins the server tbench starts itself: with "
+			       "SERVER, start that tbench_srv with --cpus instead", fl->name);
 	return cfg->server ? check_server(fl->name, cfg, err) : 0;
 }
 
@@ -70,11 +74,17 @@ static int tcp_check(const struct backend_config *cfg, struct errbuf *err)
 	return tcp_check_as(&tcp_plain, cfg, err);
 }
 
+/* Where tbench's own server listens, and where a local one is looked for. */
+static const char *loopback(const struct backend_config *cfg)
+{
+	return cfg->family == AF_INET6 ? "::1" : "127.0.0.1";
+}
+
 static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
 			    char *port, size_t portlen, struct errbuf *err)
 {
 	struct server_config sc = {
-		.listen = "127.0.0.1", .port = cfg->port ? cfg->port : "0",
+		.listen = loopback(cfg), .port = cfg->port ? cfg->port : "0", .cpus = cfg->server_cpus,
 		.opts = &r->opts, .processes = cfg->processes,
 		.mptcp = r->fl->protocol == IPPROTO_MPTCP,
 		.log_prefix = r->log_prefix, .log_fd = 2,
@@ -103,22 +113,26 @@ static void strip_brackets(const char *in, char *out, size_t size)
 		snprintf(out, size, "%s", in);
 }
 
-static struct addrinfo resolve_hints(void)
+/* --family narrows SERVER to its IPv4 or its IPv6 addresses. */
+static struct addrinfo resolve_hints(const struct backend_config *cfg)
 {
 	return (struct addrinfo){
-		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV,
+		.ai_family = cfg->family, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV,
 	};
 }
 
-static int resolve_error(const char *backend, const char *host, int gai, struct errbuf *err)
+static int resolve_error(const char *backend, const struct backend_config *cfg, const char *host,
+			 int gai, struct errbuf *err)
 {
 	return err_set(err, "%s: SERVER %s: %s (give a host name, an IPv4 or an IPv6 "
-		       "address)", backend, host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai));
+		       "address%s)", backend, host, gai == EAI_SYSTEM ? strerror(errno) : gai_strerror(gai),
+		       cfg->family == AF_INET6 ? " that has an IPv6 address: --family ipv6" :
+		       cfg->family == AF_INET ? " that has an IPv4 address: --family ipv4" : "");
 }
 
 static int check_server(const char *backend, const struct backend_config *cfg, struct errbuf *err)
 {
-	struct addrinfo hints = resolve_hints(), *ai;
+	struct addrinfo hints = resolve_hints(cfg), *ai;
 	char name[256];
 
 	strip_brackets(cfg->server, name, sizeof(name));
@@ -129,18 +143,19 @@ static int check_server(const char *backend, const struct backend_config *cfg, s
 	}
 	if (gai == EAI_AGAIN || gai == EAI_FAIL || gai == EAI_MEMORY || gai == EAI_SYSTEM)
 		return 0;
-	return resolve_error(backend, cfg->server, gai, err);
+	return resolve_error(backend, cfg, cfg->server, gai, err);
 }
 
-static int resolve(struct tcp_run *r, const char *host, const char *port, struct errbuf *err)
+static int resolve(struct tcp_run *r, const struct backend_config *cfg, const char *host,
+		   const char *port, struct errbuf *err)
 {
-	struct addrinfo hints = resolve_hints();
+	struct addrinfo hints = resolve_hints(cfg);
 	char name[256];
 
 	strip_brackets(host, name, sizeof(name));
 	int gai = getaddrinfo(name, port, &hints, &r->ai);
 	if (gai)
-		return resolve_error(r->fl->name, host, gai, err);
+		return resolve_error(r->fl->name, cfg, host, gai, err);
 	snprintf(r->addr, sizeof(r->addr), strchr(name, ':') ? "[%s]:%s" : "%s:%s", name, port);
 	snprintf(r->peer, sizeof(r->peer), "%s server %s", r->fl->name, r->addr);
 	return 0;
@@ -194,11 +209,12 @@ static int connect_one(const struct tcp_run *r, const struct addrinfo *ai, struc
 
 /* dbench's tbench with no SERVER talks to localhost: where a tbench_srv
  * listens there, so do we (r->ai is then set); else we bring our own. */
-static bool server_on_localhost(struct tcp_run *r, const char *port)
+static bool server_on_localhost(struct tcp_run *r, const struct backend_config *cfg,
+				const char *port)
 {
 	struct errbuf err;
 
-	if (resolve(r, "127.0.0.1", port, &err) < 0)
+	if (resolve(r, cfg, loopback(cfg), port, &err) < 0)
 		return false;
 	int fd = connect_one(r, r->ai, &err);
 	if (fd >= 0) {
@@ -224,10 +240,18 @@ int tcp_start_as(const struct tcp_flavour *fl, const struct backend_config *cfg,
 	snprintf(port, sizeof(port), "%s", cfg->port ? cfg->port : WIRE_PORT_STRING);
 	int rc = sockopts_parse_tcp(cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT,
 				    &r->opts, err);
-	if (rc == 0 && !cfg->server && !(fl->local_server_first && server_on_localhost(r, port)))
+	/* A value the kernel refuses (TCP_CONGESTION=NAME) fails the run here, once. */
+	if (rc == 0 && sockopts_probe(cfg->family == AF_INET6 ? AF_INET6 : AF_INET, fl->protocol,
+				      &r->opts, err) < 0) {
+		struct errbuf why = *err;
+		rc = err_set(err, "%s: -T: %s", fl->name, why.msg);
+	}
+	/* --server-cpus pins tbench's own server: one already on localhost is not. */
+	bool look_local = fl->local_server_first && !cfg->server_cpus;
+	if (rc == 0 && !cfg->server && !(look_local && server_on_localhost(r, cfg, port)))
 		rc = start_own_server(r, cfg, port, sizeof(port), err);
 	if (rc == 0 && !r->ai)
-		rc = resolve(r, cfg->server ? cfg->server : "127.0.0.1", port, err);
+		rc = resolve(r, cfg, cfg->server ? cfg->server : loopback(cfg), port, err);
 	if (rc < 0) {
 		tcp_stop(r);
 		return -1;
@@ -258,6 +282,13 @@ int tcp_open_stream(void *run, const struct backend_config *cfg, struct wire_str
 	return 0;
 }
 
+void tcp_socket_info(void *conn, struct socket_readback *out)
+{
+	const struct wire_stream *c = conn;
+
+	sockopt_read_back(c->fd, out);
+}
+
 int tcp_open(void *run, const struct backend_config *cfg, unsigned client,
 	     void **conn, struct errbuf *err)
 {
@@ -279,11 +310,12 @@ const struct backend backend_tcp = {
 	.name = "tcp",
 	.summary = "TCP to tbench_srv at SERVER:" WIRE_PORT_STRING
 		   ", or to its own server on 127.0.0.1 (default)",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
 	.check = tcp_check,
 	.start = tcp_start,
 	.open = tcp_open,
 	.exchange = wire_stream_exchange,
 	.close = wire_stream_close,
 	.stop = tcp_stop,
+	.socket_info = tcp_socket_info,
 };

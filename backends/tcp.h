@@ -30,6 +30,10 @@ void tcp_stop(void *run);
 int tcp_open(void *run, const struct backend_config *cfg, unsigned client, void **conn,
 	     struct errbuf *err);
 
+/* The connection's socket read back (sockopt_read_back): the
+ * socket_info member of every flavour, whose conn starts with a stream. */
+void tcp_socket_info(void *conn, struct socket_readback *out);
+
 /* tcp_open() into a stream the caller holds (first member of a larger
  * conn): connected, -T applied, replies discarded unless --copy-replies. */
 int tcp_open_stream(void *run, const struct backend_config *cfg, struct wire_stream *c,

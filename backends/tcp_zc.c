@@ -314,7 +314,7 @@ static void zc_counters(void *conn, uint64_t sum[BACKEND_COUNTERS])
 const struct backend backend_tcp_zc = {
 	.name = "tcp-zc",
 	.summary = "tcp with MSG_ZEROCOPY sends of large requests: tcp minus the send copy",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
 	.check = zc_check,
 	.start = zc_start,
 	.open = zc_open,
@@ -323,4 +323,5 @@ const struct backend backend_tcp_zc = {
 	.stop = tcp_stop,
 	.counters = zc_counters,
 	.counter_names = zc_counter_names,
+	.socket_info = tcp_socket_info,   /* the stream is the start of our conn */
 };

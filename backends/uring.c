@@ -659,6 +659,7 @@ static int own_server(struct uring_run *r, const struct backend_config *cfg, uns
 		return -1;
 	c->server = (struct companion){
 		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
+		.cpus = cfg->server_cpus, .index = client,
 	};
 	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0) {
 		close(fd);

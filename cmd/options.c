@@ -4,11 +4,13 @@
 #include "config.h"
 #include "options.h"
 
+#include <errno.h>
 #include <math.h>
 #include <popt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "registry.h"
@@ -153,6 +155,19 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "tso", 0, POPT_ARG_STRING, &w->offload[1], 0, "with --netns: TSO on or off", "on|off" },
 		{ "gso", 0, POPT_ARG_STRING, &w->offload[2], 0, "with --netns: GSO on or off", "on|off" },
 		{ "gro", 0, POPT_ARG_STRING, &w->offload[3], 0, "with --netns: GRO on or off", "on|off" },
+		{ "mtu", 0, POPT_ARG_STRING, &o->knob_args.mtu, 0,
+		  "with --netns: the MTU of its loopback, set and read back", "N" },
+		{ "cpus", 0, POPT_ARG_STRING, &o->knob_args.cpus, 0,
+		  "pin client i (process or thread) to the i-th CPU of LIST, round robin "
+		  "(e.g. 0, 0,1, 0-3)", "LIST" },
+		{ "server-cpus", 0, POPT_ARG_STRING, &o->knob_args.server_cpus, 0,
+		  "pin the server tbench brings for client i to the i-th CPU of LIST", "LIST" },
+		{ "family", 0, POPT_ARG_STRING, &o->knob_args.family, 0,
+		  "tcp, tcp-zc, mptcp: IPv4 or IPv6 (own server on 127.0.0.1 or ::1; SERVER's "
+		  "addresses of that family)", "ipv4|ipv6" },
+		{ "start-at", 0, POPT_ARG_STRING, &o->knob_args.start_at, 0,
+		  "set up, then start the warm-up at this instant (seconds since the epoch, "
+		  "fractions allowed); more than 1 s late fails the run", "EPOCH" },
 		{ "perf", 0, POPT_ARG_NONE, &w->perf, 0,
 		  "with --cost or --json: perf_event_open counters too (task clock, switches, "
 		  "migrations, cycles, instructions, syscalls); they slow a run down", NULL },
@@ -245,6 +260,48 @@ static int parse_clients(const char *s, unsigned *out)
 	return 0;
 }
 
+/* --cpus, --server-cpus: lists of CPUs this process may use. */
+static const char *parse_cpus(const char *flag, const char *text, struct cpu_list *l)
+{
+	static struct errbuf err;
+
+	if (cpu_list_parse(flag, text, l, &err) < 0 || cpu_list_check_allowed(flag, l, &err) < 0)
+		return err.msg;
+	return NULL;
+}
+
+/* The sweep's knobs: placement, address family, MTU, a common start. */
+static const char *parse_knobs(struct options *o, bool netns)
+{
+	const struct knob_args *k = &o->knob_args;
+	struct run_config *r = &o->run;
+	const char *bad;
+	long mtu;
+	char *end;
+
+	if (k->cpus && (bad = parse_cpus("--cpus", k->cpus, &o->cpus)))
+		return bad;
+	if (k->server_cpus && (bad = parse_cpus("--server-cpus", k->server_cpus, &o->server_cpus)))
+		return bad;
+	r->cpus = k->cpus ? &o->cpus : NULL;
+	r->bcfg.server_cpus = k->server_cpus ? &o->server_cpus : NULL;
+	if (k->family && strcmp(k->family, "ipv4") && strcmp(k->family, "ipv6"))
+		return "--family takes ipv4 or ipv6";
+	r->bcfg.family = !k->family ? AF_UNSPEC : strcmp(k->family, "ipv4") == 0 ? AF_INET : AF_INET6;
+	if (k->mtu && !netns)
+		return "--mtu needs --netns: tbench never changes the host's devices";
+	if (k->mtu && parse_long_range(k->mtu, 68, 65536, &mtu) < 0)
+		return "--mtu must be a whole number of bytes from 68 to 65536";
+	o->netns.mtu = k->mtu ? (int)mtu : 0;
+	if (k->start_at) {
+		errno = 0;
+		r->start_at = strtod(k->start_at, &end);
+		if (errno || end == k->start_at || *end || !isfinite(r->start_at) || r->start_at <= 0)
+			return "--start-at takes seconds since the Unix epoch, e.g. $(($(date +%s) + 10))";
+	}
+	return NULL;
+}
+
 static int finish(poptContext pc, struct options *o, struct raw *w)
 {
 	struct run_config *r = &o->run;
@@ -308,6 +365,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 		server = w->server_opt;
 	if (server && !(r->bcfg.server = strdup(server)))
 		return usage_error(pc, "out of memory");
+	if ((bad = parse_knobs(o, w->netns)))
+		return usage_error(pc, bad);
 	return 0;
 }
 
@@ -323,5 +382,10 @@ void options_free(struct options *o)
 	free((char *)o->run.bcfg.unix_path);
 	free((char *)o->run.bcfg.tcp_options);
 	free((char *)o->run.bcfg.zerocopy_threshold);
+	free(o->knob_args.cpus);
+	free(o->knob_args.server_cpus);
+	free(o->knob_args.family);
+	free(o->knob_args.mtu);
+	free(o->knob_args.start_at);
 	memset(o, 0, sizeof(*o));
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "cpulist.h"
 #include "driver.h"
 #include "netns.h"
 #include "report.h"
@@ -19,6 +20,10 @@ struct options {
 	bool strict;                 /* --strict: the loadfile as dbench's without leniency */
 	bool cost;                   /* --cost: print what an operation cost */
 	bool list_backends;
+	struct cpu_list cpus, server_cpus;   /* --cpus, --server-cpus, parsed */
+	struct knob_args {           /* as given; popt's copies */
+		char *cpus, *server_cpus, *family, *mtu, *start_at;
+	} knob_args;
 };
 
 /* 0: run; 1: done already (--help, --version, -b help), exit 0; -1: bad usage, exit 2. */

@@ -86,6 +86,17 @@ static int read_loadfile(struct options *o, struct loadfile *lf, const char **no
 	return 0;
 }
 
+/* An option the backend cannot follow: bad usage, naming those that can. */
+static int refuse_backend(const char *name, const char *flag, const char *why, unsigned flag_bit)
+{
+	fprintf(stderr, "tbench: %s: backend %s %s; use one that can: ", flag, name, why);
+	for (size_t i = 0; backends[i]; i++)
+		if (backends[i]->flags & flag_bit)
+			fprintf(stderr, "%s ", backends[i]->name);
+	fprintf(stderr, "\n");
+	return -1;
+}
+
 /* Everything the options name must exist before any client starts. */
 static int prepare(struct options *o, struct loadfile *lf, const char **note)
 {
@@ -102,15 +113,12 @@ static int prepare(struct options *o, struct loadfile *lf, const char **note)
 			name, o->run.bcfg.server);
 		return -1;
 	}
-	if (o->run.reconnect && !(o->run.backend->flags & BACKEND_RECONNECTS)) {
-		fprintf(stderr, "tbench: --reconnect: backend %s cannot open a new connection on its "
-			"own; use one that can: ", name);
-		for (size_t i = 0; backends[i]; i++)
-			if (backends[i]->flags & BACKEND_RECONNECTS)
-				fprintf(stderr, "%s ", backends[i]->name);
-		fprintf(stderr, "\n");
-		return -1;
-	}
+	if (o->run.bcfg.family && !(o->run.backend->flags & BACKEND_FAMILY))
+		return refuse_backend(name, "--family", "does not choose its address family",
+				      BACKEND_FAMILY);
+	if (o->run.reconnect && !(o->run.backend->flags & BACKEND_RECONNECTS))
+		return refuse_backend(name, "--reconnect", "cannot open a new connection on its own",
+				      BACKEND_RECONNECTS);
 	struct errbuf why;
 	if (o->run.backend->check && o->run.backend->check(&o->run.bcfg, &why) < 0) {
 		fprintf(stderr, "tbench: %s\n", why.msg);
@@ -168,7 +176,7 @@ int main(int argc, char **argv)
 	struct json_out json = { 0 };
 	struct netns_state netns;
 	struct errbuf err;
-	const char *note;
+	const char *note = NULL;
 
 	bool stdout_closed = hold_std_fds();
 	install_signals();   /* first: a Ctrl-C while the loadfile is read is not lost */

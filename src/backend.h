@@ -11,9 +11,23 @@
 
 #include "util.h"
 
+struct cpu_list;
+
+/* A connection's socket as the kernel has it, read back once after it
+ * connected (client 0's first connection), for --json. */
+struct socket_readback {
+	bool known;
+	int family;               /* AF_INET, AF_INET6, AF_UNIX */
+	char cc[16];              /* TCP_CONGESTION; "" when not TCP */
+	int nodelay;              /* TCP_NODELAY 0 or 1; -1 when not TCP */
+	int sndbuf, rcvbuf;       /* SO_SNDBUF, SO_RCVBUF as the kernel reports them */
+};
+
 /* Settings a backend may read, from the command line. */
 struct backend_config {
 	const char *server;       /* SERVER argument: a remote peer, or NULL */
+	int family;               /* --family: AF_INET or AF_INET6; AF_UNSPEC (0): as SERVER resolves */
+	const struct cpu_list *server_cpus;  /* --server-cpus: client i's server on entry i, or NULL */
 	const char *port;         /* --port, or NULL for the backend's default */
 	const char *unix_path;    /* --unix PATH, or NULL */
 	const char *tcp_options;  /* -T, or NULL */
@@ -30,6 +44,7 @@ enum backend_flags {
 	BACKEND_TAKES_SERVER = 1 << 0,   /* accepts a SERVER argument */
 	BACKEND_TCP = 1 << 1,            /* its bytes travel as TCP segments: network counters apply */
 	BACKEND_RECONNECTS = 1 << 2,     /* close() and open() again make a new connection (--reconnect) */
+	BACKEND_FAMILY = 1 << 3,         /* follows --family (IPv4 or IPv6) */
 };
 
 struct backend {
@@ -55,6 +70,8 @@ struct backend {
 	 * whole run, for --json and --cost. */
 	void (*counters)(void *conn, uint64_t sum[BACKEND_COUNTERS]);
 	const char *const *counter_names;
+	/* Optional: the connection's socket read back (getsockopt), once. */
+	void (*socket_info)(void *conn, struct socket_readback *out);
 };
 
 #endif

@@ -227,6 +227,8 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 	atomic_store(&c.slot->op_start_ns, now_ns());
 	if (be->open(backend_run, &cfg->bcfg, id, &c.conn, &err) < 0)
 		return client_fail(&c, NULL, &err);
+	if (id == 0 && be->socket_info)   /* once, outside the replay loop */
+		be->socket_info(c.conn, &sh->socket);
 	/* dbench's connection set-up exchange; not counted. */
 	if (be->exchange(c.conn, SMB_SETUP_SEND, SMB_SETUP_RECV, &err) < 0)
 		client_fail(&c, NULL, &err);

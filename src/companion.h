@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "cpulist.h"
 #include "util.h"
 
 enum { COMPANION_MAX_FDS = 8 };
@@ -19,6 +20,10 @@ struct companion {
 	 * client's ends, or the client would never see its own close. */
 	int keep[COMPANION_MAX_FDS];
 	size_t nkeep;
+	/* --server-cpus: pinned to the list's entry `index` (the client's
+	 * number) before it serves; NULL: not pinned. */
+	const struct cpu_list *cpus;
+	unsigned index;
 	pid_t pid;                            /* > 0: a process */
 	pthread_t thread;
 	bool running;

@@ -115,7 +115,8 @@ int cpu_list_pick(const struct cpu_list *l, unsigned k)
 	return l && l->n ? l->cpu[k % l->n] : -1;
 }
 
-int cpu_list_pin(const struct cpu_list *l, unsigned k, const char *who, struct errbuf *err)
+int cpu_list_pin(const struct cpu_list *l, unsigned k, pid_t task, const char *who,
+		 struct errbuf *err)
 {
 	int cpu = cpu_list_pick(l, k);
 	cpu_set_t set;
@@ -124,8 +125,8 @@ int cpu_list_pin(const struct cpu_list *l, unsigned k, const char *who, struct e
 		return 0;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	/* 0: the calling thread alone (a task, in the kernel's terms). */
-	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+	/* A task is one thread, in the kernel's terms: the others keep theirs. */
+	if (sched_setaffinity(task, sizeof(set), &set) < 0)
 		return err_errno(err, "pinning %s to CPU %d (%s)", who, cpu, l->text);
 	return 0;
 }

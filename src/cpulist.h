@@ -29,9 +29,10 @@ int cpu_list_check_allowed(const char *flag, const struct cpu_list *l, struct er
 /* The CPU of the k-th task; -1 when l is NULL or empty (no pinning). */
 int cpu_list_pick(const struct cpu_list *l, unsigned k);
 
-/* Pins the calling thread to the k-th task's CPU; 0 (also with no list),
- * or -1 with err naming `who` ("client 3") and the CPU. */
-int cpu_list_pin(const struct cpu_list *l, unsigned k, const char *who, struct errbuf *err);
+/* Pins a task (0: the calling thread) to the k-th task's CPU; 0 (also
+ * with no list), or -1 with err naming `who` ("client 3") and the CPU. */
+int cpu_list_pin(const struct cpu_list *l, unsigned k, pid_t task, const char *who,
+		 struct errbuf *err);
 
 /* The CPUs this process may run on, as a list ("0-3,6"), into buf. */
 const char *cpu_allowed_text(char *buf, size_t size);

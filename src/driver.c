@@ -13,14 +13,17 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "report.h"
 #include "shared.h"
 
 #define POLL_NS   100000000ull    /* how often the driver looks */
 #define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
 #define STOP_GRACE_NS 30000000000ull  /* clients stop within it after the end, on a loaded machine too */
+#define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -60,11 +63,27 @@ static struct pass_time *passes_of(struct driver *d, unsigned id)
 	return d->passes ? d->passes + (size_t)id * PASS_TIMES : NULL;
 }
 
+/* --cpus: the calling thread, which runs client `id`, on the list's entry
+ * id. A client that cannot be pinned fails, and so does the run. */
+static int pin_client(struct driver *d, unsigned id)
+{
+	struct errbuf err;
+	char who[32];
+
+	snprintf(who, sizeof(who), "client %u", id);
+	if (cpu_list_pin(d->cfg->cpus, id, 0, who, &err) == 0)
+		return 0;
+	set_error(d, err.msg);
+	atomic_store(&d->sh->slot[id].state, SLOT_FAILED);
+	return -1;
+}
+
 static void *client_thread(void *p)
 {
 	struct client_arg *a = p;
 
-	client_main(a->d->cfg, a->d->backend_run, a->d->sh, passes_of(a->d, a->id), a->id);
+	if (pin_client(a->d, a->id) == 0)
+		client_main(a->d->cfg, a->d->backend_run, a->d->sh, passes_of(a->d, a->id), a->id);
 	return NULL;
 }
 
@@ -107,6 +126,11 @@ static void client_process(struct driver *d, unsigned proc, pid_t parent)
 		_exit(1);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
+	if (pin_client(d, first) < 0) {
+		for (unsigned i = 1; i < n; i++)   /* never started: nobody waits for them */
+			atomic_store(&d->sh->slot[first + i].state, SLOT_FAILED);
+		_exit(1);
+	}
 	int extra = n > 1 ? start_threads(d, first + 1, n - 1, threads, &err) : 0;
 	if (extra < (int)n - 1)
 		set_error(d, err.msg);
@@ -263,6 +287,41 @@ static int checkpoint(struct driver *d, uint64_t now)
 	return -1;
 }
 
+static double realtime_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --start-at: every client is connected; the warm-up starts at that
+ * instant (hosts started together), or the run fails when set-up ended
+ * too late for it. Ctrl-C and failures still end the wait. */
+static int wait_start_at(struct driver *d)
+{
+	double start_at = d->cfg->start_at, late = realtime_s() - start_at;
+	char msg[200];
+
+	if (late > START_AT_LATE_S) {
+		snprintf(msg, sizeof(msg), "--start-at %.3f: the set-up ended %.3f s after that "
+			 "instant (more than %g s late): give a later time", start_at, late,
+			 START_AT_LATE_S);
+		set_error(d, msg);
+		return RUN_FAILED;
+	}
+	if (!d->cfg->quiet && late < 0)
+		printf("waiting %.1f sec for --start-at %.3f\n", -late, start_at);
+	fflush(stdout);
+	while ((late = realtime_s() - start_at) < 0) {
+		int end = checkpoint(d, now_ns());
+		if (end >= 0)
+			return end;
+		sleep_ns(-late * 1e9 < POLL_NS ? (uint64_t)(-late * 1e9) : POLL_NS);
+	}
+	return -1;
+}
+
 /* dbench's "N of N processes prepared for launch" lines, then the release. */
 static int wait_ready(struct driver *d)
 {
@@ -282,6 +341,9 @@ static int wait_ready(struct driver *d)
 			break;
 		sleep_ns(POLL_NS);
 	}
+	int end = d->cfg->start_at ? wait_start_at(d) : -1;
+	if (end >= 0)
+		return end;
 	if (!d->cfg->quiet)
 		printf("releasing clients\n");
 	fflush(stdout);
@@ -533,6 +595,7 @@ static int collect(struct driver *d, struct run_result *res)
 	}
 	res->ops = res->all.count;
 	res->cost = d->cost;
+	res->socket = d->sh->socket;
 	if (!d->exec_start)
 		forget_warmup(res);
 	res->max_latency_ns = d->worst_ns > res->all.max_ns ? d->worst_ns : res->all.max_ns;

@@ -28,6 +28,8 @@ struct run_config {
 	bool quiet;              /* no progress lines */
 	bool cost;               /* sample what the execute phase cost (--cost, --json) */
 	bool perf;               /* with cost: perf_event_open counters too (--perf) */
+	const struct cpu_list *cpus;  /* --cpus: client i pinned to entry i, or NULL */
+	double start_at;         /* --start-at: CLOCK_REALTIME seconds to start the warm-up at; 0: none */
 };
 
 /* Processes that run clients: the figure dbench prints as "procs". */
@@ -69,6 +71,7 @@ struct run_result {
 	uint64_t wire_bytes;               /* execute phase, every client */
 	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), every client, whole run */
 	struct cost cost;                  /* with cfg->cost: the execute phase's start and end */
+	struct socket_readback socket;     /* client 0's first connection, if the backend says */
 };
 
 enum run_status driver_run(const struct run_config *cfg, struct run_result *res);

@@ -177,6 +177,36 @@ static int socket_in_namespace(struct errbuf *err)
 	return fd;
 }
 
+static int read_mtu(int fd, const char *dev, struct errbuf *err)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) < 0)
+		return err_errno(err, "%s: reading its MTU (SIOCGIFMTU)", dev);
+	return ifr.ifr_mtu;
+}
+
+/* --mtu: set, then read back; the kernel may refuse or round. */
+static int mtu_set(int fd, const char *dev, int mtu, struct netns_state *st, struct errbuf *err)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_mtu = mtu;
+	if (mtu && ioctl(fd, SIOCSIFMTU, &ifr) < 0)
+		return err_errno(err, "--mtu %d: setting %s's MTU (SIOCSIFMTU)%s", mtu, dev,
+				 errno == EINVAL ? "; the device refuses that size" : "");
+	st->mtu = read_mtu(fd, dev, err);
+	if (st->mtu < 0)
+		return -1;
+	if (mtu && st->mtu != mtu)
+		return err_set(err, "--mtu %d: %s's MTU reads back as %d", mtu, dev, st->mtu);
+	return 0;
+}
+
 int netns_read_offloads(const char *dev, struct netns_state *st, struct errbuf *err)
 {
 	struct features f;
@@ -184,6 +214,9 @@ int netns_read_offloads(const char *dev, struct netns_state *st, struct errbuf *
 
 	if (fd < 0)
 		return -1;
+	int mtu = read_mtu(fd, dev, err);
+	if (mtu > 0)
+		st->mtu = mtu;
 	int rc = features_load(&f, fd, dev, err);
 	if (rc == 0) {
 		fill_state(&f, st);
@@ -363,11 +396,12 @@ static int enter_namespaces(struct netns_state *st, struct errbuf *err)
 
 int netns_enter(const struct netns_options *o, struct netns_state *st, struct errbuf *err)
 {
-	*st = (struct netns_state){ .tso = -1, .gso = -1, .gro = -1 };
+	*st = (struct netns_state){ .tso = -1, .gso = -1, .gro = -1, .mtu = -1 };
 	if (!o->enter) {
-		if (o->tso != OFFLOAD_KEEP || o->gso != OFFLOAD_KEEP || o->gro != OFFLOAD_KEEP)
-			return err_set(err, "--offload, --tso, --gso and --gro need --netns: they are "
-				       "set on the run's own loopback, never the host's");
+		if (o->tso != OFFLOAD_KEEP || o->gso != OFFLOAD_KEEP || o->gro != OFFLOAD_KEEP ||
+		    o->mtu)
+			return err_set(err, "--offload, --tso, --gso, --gro and --mtu need --netns: "
+				       "they are set on the run's own loopback, never the host's");
 		return 0;
 	}
 	if (enter_namespaces(st, err) < 0)
@@ -378,6 +412,8 @@ int netns_enter(const struct netns_options *o, struct netns_state *st, struct er
 	if (fd < 0)
 		return -1;
 	int rc = loopback_up(fd, err);
+	if (rc == 0)
+		rc = mtu_set(fd, LOOPBACK, o->mtu, st, err);
 	if (rc == 0)
 		rc = offloads_set(fd, o, st, err);
 	close(fd);

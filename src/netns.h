@@ -14,6 +14,7 @@ enum offload_want { OFFLOAD_KEEP = -1, OFFLOAD_OFF = 0, OFFLOAD_ON = 1 };
 struct netns_options {
 	bool enter;                      /* --netns */
 	enum offload_want tso, gso, gro; /* --offload sets tso and gso; --tso/--gso/--gro apart */
+	int mtu;                         /* --mtu: the loopback's MTU; 0: as it is */
 };
 
 /* What the run had: read back from the kernel after setting. */
@@ -22,6 +23,7 @@ struct netns_state {
 	int tso, gso, gro;               /* lo's offloads as read back: 0 off, 1 on, -1 unknown
 	                                  * (not entered, or the features of a group differ) */
 	char device[16];                 /* "lo" */
+	int mtu;                         /* the device's MTU as read back; -1 unknown */
 };
 
 /* Must run while the process has a single thread, before anything is
@@ -35,8 +37,9 @@ struct netns_state {
  * asked is an error naming the feature. */
 int netns_enter(const struct netns_options *o, struct netns_state *st, struct errbuf *err);
 
-/* Offloads of a device in the current namespace, read back into st's
- * tso, gso, gro and device (nothing else changed); needs no privilege. */
+/* Offloads and MTU of a device in the current namespace, read back into
+ * st's tso, gso, gro, mtu and device (nothing else changed); needs no
+ * privilege. */
 int netns_read_offloads(const char *dev, struct netns_state *st, struct errbuf *err);
 
 #endif

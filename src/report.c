@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "json.h"
 #include "version.h"
 
@@ -208,7 +210,41 @@ static void json_clock(FILE *f)
 		fprintf(f, ", \"calibration_error_ppm\": null, \"checked_after_s\": null },\n");
 }
 
-static void json_settings(FILE *f, const struct run_config *cfg, int argc, const char *const *argv)
+static const char *family_name(int family)
+{
+	return family == AF_INET ? "ipv4" : family == AF_INET6 ? "ipv6" : family == AF_UNIX ? "unix"
+									      : NULL;
+}
+
+static void json_str_or_null(FILE *f, const char *s)
+{
+	if (s)
+		json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+/* The sweep's knobs as asked (CPU lists, start) and as they came out
+ * (the address family: --family, else what client 0's socket had). */
+static void json_knob_settings(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	const struct cpu_list *sc = cfg->bcfg.server_cpus;
+	int family = cfg->bcfg.family ? cfg->bcfg.family : res->socket.known ? res->socket.family : 0;
+
+	fprintf(f, "    \"cpus\": ");
+	json_str_or_null(f, cfg->cpus ? cfg->cpus->text : NULL);
+	fprintf(f, ",\n    \"server_cpus\": ");
+	json_str_or_null(f, sc ? sc->text : NULL);
+	fprintf(f, ",\n    \"family\": ");
+	json_str_or_null(f, family == AF_UNIX ? NULL : family_name(family));
+	if (cfg->start_at)
+		fprintf(f, ",\n    \"start_at\": %.6f,\n", cfg->start_at);
+	else
+		fprintf(f, ",\n    \"start_at\": null,\n");
+}
+
+static void json_settings(FILE *f, const struct run_config *cfg, const struct run_result *res,
+			  int argc, const char *const *argv)
 {
 	fprintf(f, "  \"settings\": {\n    \"backend\": ");
 	json_str(f, cfg->backend->name);
@@ -230,6 +266,7 @@ static void json_settings(FILE *f, const struct run_config *cfg, int argc, const
 		fputs("null", f);
 	fprintf(f, ",\n");
 	json_clock(f);
+	json_knob_settings(f, cfg, res);
 	fprintf(f, "    \"command\": [");
 	for (int i = 0; i < argc; i++) {
 		fputs(i ? ", " : "", f);
@@ -472,7 +509,26 @@ static void json_netns(FILE *f, const struct netns_state *n)
 	fprintf(f, ", ");
 	json_offload(f, "tso", n->tso, ", ");
 	json_offload(f, "gso", n->gso, ", ");
-	json_offload(f, "gro", n->gro, " },\n");
+	json_offload(f, "gro", n->gro, ", ");
+	if (n->mtu > 0)
+		fprintf(f, "\"mtu\": %d },\n", n->mtu);
+	else
+		fprintf(f, "\"mtu\": null },\n");
+}
+
+/* Client 0's first connection as getsockopt saw it; null without a socket. */
+static void json_socket(FILE *f, const struct socket_readback *s)
+{
+	if (!s->known) {
+		fprintf(f, "  \"socket\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"socket\": { \"family\": ");
+	json_str_or_null(f, family_name(s->family));
+	fprintf(f, ", \"cc\": ");
+	json_str_or_null(f, s->cc[0] ? s->cc : NULL);
+	fprintf(f, ", \"nodelay\": %s, \"sndbuf\": %d, \"rcvbuf\": %d },\n",
+		s->nodelay < 0 ? "null" : s->nodelay ? "true" : "false", s->sndbuf, s->rcvbuf);
 }
 
 static void json_body(FILE *f, const struct run_config *cfg, const struct report_options *ro,
@@ -481,8 +537,9 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	fprintf(f, "{\n  \"tbench_version\": ");
 	json_str(f, version_line("tbench"));
 	fprintf(f, ",\n");
-	json_settings(f, cfg, argc, argv);
+	json_settings(f, cfg, res, argc, argv);
 	json_netns(f, ro ? ro->netns : NULL);
+	json_socket(f, &res->socket);
 	json_result(f, res);
 	json_cost(f, cfg, res);
 	json_backend_counters(f, cfg, res);

@@ -426,6 +426,19 @@ bool server_on_every_address(const struct server *s)
 
 /* ---- a thread per connection -------------------------------------------- */
 
+/* --cpus: connection k (the k-th accepted, from 0) on the list's entry k. */
+static int pin_conn(const struct server *s, unsigned long id, const char *peer)
+{
+	struct errbuf err;
+	char who[48];
+
+	snprintf(who, sizeof(who), "connection %lu", id);
+	if (cpu_list_pin(s->cfg.cpus, (unsigned)(id - 1), 0, who, &err) == 0)
+		return 0;
+	server_log(s, "connection %lu (%s): %s; closed it", id, peer, err.msg);
+	return -1;
+}
+
 static void conn_unlink(struct conn *c)
 {
 	struct server *s = c->s;
@@ -448,7 +461,8 @@ static void *conn_thread(void *arg)
 	struct server *s = c->s;
 	struct errbuf err;
 
-	if (wire_serve_socket(c->fd, s->cfg.timeout_secs, &err) < 0) {
+	/* A connection that cannot be pinned is logged and closed. */
+	if (pin_conn(s, c->id, c->peer) == 0 && wire_serve_socket(c->fd, s->cfg.timeout_secs, &err) < 0) {
 		pthread_mutex_lock(&s->lock);
 		bool stopping = s->stopping;
 		pthread_mutex_unlock(&s->lock);
@@ -559,6 +573,8 @@ static _Noreturn void child_serve(struct server *s, pid_t parent, int fd, unsign
 	close(s->lfd);
 	close(s->stop_pipe[0]);
 	close(s->stop_pipe[1]);
+	if (pin_conn(s, id, peer) < 0)
+		_exit(1);
 	if (wire_serve_socket(fd, s->cfg.timeout_secs, &err) < 0)
 		server_log(s, "connection %lu (%s): %s; closed it", id, peer, err.msg);
 	_exit(0);

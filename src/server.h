@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "cpulist.h"
 #include "sockopt.h"
 #include "util.h"
 
@@ -21,6 +22,7 @@ struct server_config {
 	const char *unix_path;     /* set: a unix socket here instead of TCP */
 	const char *private_dir;   /* with unix_path: its directory, made for it: removed with it */
 	const struct sockopts *opts;  /* applied to every accepted socket; may be NULL */
+	const struct cpu_list *cpus;  /* connection k's process or thread pinned to entry k; may be NULL */
 	bool processes;            /* a process per connection (and per server_start) */
 	bool mptcp;                /* listen with IPPROTO_MPTCP: MPTCP peers, and TCP ones as TCP */
 	unsigned max_clients;      /* connections at once, beyond which one is refused; 0: no limit */

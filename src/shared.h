@@ -41,6 +41,7 @@ struct shared {
 	_Atomic int failed;
 	_Atomic uint64_t start_ns;             /* when the clients were released */
 	char error[600];
+	struct socket_readback socket;         /* client 0 writes it before it is ready */
 	struct slot slot[];
 };
 

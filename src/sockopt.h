@@ -18,6 +18,7 @@ struct sockopts {
 	struct sockopt {
 		const char *name;    /* "SO_SNDBUF", static */
 		int level, opt, value;
+		char text[16];       /* a string option's value ("cubic"); "" for the others */
 	} v[SOCKOPT_MAX];
 };
 
@@ -27,10 +28,22 @@ struct sockopts {
 int sockopts_parse_tcp(const char *spec, struct sockopts *out, struct errbuf *err);
 int sockopts_parse_unix(const char *spec, struct sockopts *out, struct errbuf *err);
 
-/* -1 with err naming the option that the kernel refused. */
+/* -1 with err naming the option that the kernel refused (for
+ * TCP_CONGESTION, with the congestion controls it has). */
 int sockopts_apply(int fd, const struct sockopts *o, struct errbuf *err);
+
+/* Applies the options to a throw-away stream socket of the family and
+ * protocol: a value the kernel refuses is found before anything starts. */
+int sockopts_probe(int family, int protocol, const struct sockopts *o, struct errbuf *err);
+
+struct socket_readback;
+/* What a connected socket has: family, congestion control, TCP_NODELAY,
+ * buffer sizes. out->known false when the socket could not be asked. */
+void sockopt_read_back(int fd, struct socket_readback *out);
 
 /* "TCP_NODELAY, SO_SNDBUF=N, ..." for help and error text. */
 const char *sockopts_known(void);
+/* The kernel's congestion controls ("reno cubic"), for error text. */
+const char *sockopts_available_cc(void);
 
 #endif

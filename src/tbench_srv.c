@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "server.h"
 #include "version.h"
 #include "wire.h"
@@ -25,6 +28,8 @@ enum { SPARE_FDS = 64 };
 struct srv_options {
 	struct server_config cfg;
 	char *port, *listen, *unix_path, *tcp_options, *max, *timeout;   /* popt's copies: ours to free */
+	char *cpus_text;
+	struct cpu_list cpus;      /* --cpus */
 	int quiet, mptcp;
 };
 
@@ -36,6 +41,7 @@ static void free_options(struct srv_options *o)
 	free(o->tcp_options);
 	free(o->max);
 	free(o->timeout);
+	free(o->cpus_text);
 }
 
 static struct server *volatile running;     /* for the signal handler */
@@ -74,6 +80,13 @@ static const char *check_numbers(struct srv_options *o)
 			return "--timeout must be a whole number of seconds from 0 (never) to 86400";
 		o->cfg.timeout_secs = (unsigned)v;
 	}
+	if (o->cpus_text) {
+		static struct errbuf err;
+		if (cpu_list_parse("--cpus", o->cpus_text, &o->cpus, &err) < 0 ||
+		    cpu_list_check_allowed("--cpus", &o->cpus, &err) < 0)
+			return err.msg;
+		o->cfg.cpus = &o->cpus;
+	}
 	return NULL;
 }
 
@@ -106,6 +119,9 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 		  "options for accepted TCP sockets (default TCP_NODELAY)", "OPTS" },
 		{ NULL, 't', POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, &o->tcp_options, 0,
 		  "the same as -T (dbench's tbench_srv spells it -t)", "OPTS" },
+		{ "cpus", 0, POPT_ARG_STRING, &o->cpus_text, 0,
+		  "pin connection k's process or thread to the k-th CPU of LIST, round robin "
+		  "(e.g. 0, 0,1, 0-3)", "LIST" },
 		{ "quiet", 'q', POPT_ARG_NONE, &o->quiet, 0,
 		  "log only problems, not the listening address", NULL },
 		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
@@ -190,6 +206,11 @@ static int serve(struct srv_options *o)
 		return EXIT_USAGE;
 	}
 	o->cfg.opts = &opts;
+	/* A value the kernel refuses (TCP_CONGESTION=NAME) fails here, not per connection. */
+	if (!o->unix_path && sockopts_probe(AF_INET, o->mptcp ? IPPROTO_MPTCP : 0, &opts, &err) < 0) {
+		fprintf(stderr, "tbench_srv: -T %s: %s\n", spec, err.msg);
+		return EXIT_RUN_FAILED;
+	}
 	install_signals();
 	raise_limits(&o->cfg);
 	int rc = server_listen(&o->cfg, &s, &err);

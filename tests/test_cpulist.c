@@ -82,11 +82,11 @@ static void test_allowed_and_pin(void)
 	snprintf(text, sizeof(text), "%d", first);
 	CHECK(cpu_list_parse("--cpus", text, &l, &err) == 0);
 	CHECK(cpu_list_check_allowed("--cpus", &l, &err) == 0);
-	CHECK(cpu_list_pin(&l, 5, "client 5", &err) == 0);
+	CHECK(cpu_list_pin(&l, 5, 0, "client 5", &err) == 0);
 	CHECK(sched_getaffinity(0, sizeof(now), &now) == 0);
 	CHECK(CPU_COUNT(&now) == 1 && CPU_ISSET(first, &now));
 	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0);   /* back as it was */
-	CHECK(cpu_list_pin(NULL, 0, "client 0", &err) == 0);
+	CHECK(cpu_list_pin(NULL, 0, 0, "client 0", &err) == 0);
 
 	snprintf(text, sizeof(text), "%d", missing);
 	CHECK(cpu_list_parse("--cpus", text, &l, &err) == 0);
