@@ -357,6 +357,70 @@ knobs_veth() {
 		not_ok "tbench_srv: $(cat "$out/runs/tbench_srv.log")"
 }
 
+# --dev: the real-device mode, on a veth end that stands in for a real
+# device. All of it runs in a network and mount namespace of its own (with
+# its own /run/netns), so that the host and its devices are not touched:
+# there, dv0's peer is in namespace devsrv with a tbench_srv, and the sweep
+# sets dv0's offloads, MTU and a tbf, restoring all of them when it ends.
+knobs_dev() {
+	local p
+	if [ "$NET" != tcp ] || [ "$(id -u)" -ne 0 ]; then
+		echo "# skipped the --dev knob sweep: it needs root and tcp"
+		return
+	fi
+	for p in ip ethtool tc unshare; do
+		command -v "$p" >/dev/null || { echo "# skipped the --dev knob sweep: no $p"; return; }
+	done
+	local srv
+	srv="$(dirname "$TBENCH")/tbench_srv"
+	# shellcheck disable=SC2016  # expanded by the inner shell
+	unshare --net --mount --propagation private env SWEEP="$SWEEP" SRV="$srv" T="$TL_TMP" bash -c '
+		set -e
+		mkdir -p /run/netns && mount -t tmpfs none /run/netns
+		ip link set lo up
+		ip netns add devsrv
+		ip link add dv0 type veth peer name dv1 netns devsrv
+		ip addr add 10.201.0.2/30 dev dv0 && ip link set dv0 up
+		ip -n devsrv addr add 10.201.0.1/30 dev dv1 && ip -n devsrv link set dv1 up
+		ip netns exec devsrv "$SRV" --listen 10.201.0.1 -q & srv=$!
+		for _ in $(seq 50); do ip netns exec devsrv ss -Hltn "sport = :7003" | grep -q . && break; sleep 0.1; done
+		{ ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/"; tc qdisc show dev dv0; ethtool -k dv0; } >"$T/dev.before"
+		rc=0
+		"$SWEEP" --dev dv0 --server 10.201.0.1 --backends tcp,pipe --clients 1 --reps 1 -t 1 --warmup 0 \
+			--offload off --vary mtu=9000 --vary rate=1gbit --out "$T/dev" >"$T/dev.out" 2>"$T/dev.err" || rc=$?
+		echo "$rc" >"$T/dev.rc"
+		{ ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/"; tc qdisc show dev dv0; ethtool -k dv0; } >"$T/dev.after"
+		# Ctrl-C in the middle of a run with the knobs set (job control: see sweep_bg).
+		set -m
+		"$SWEEP" --dev dv0 --server 10.201.0.1 --backends tcp --clients 1 --reps 1 -t 60 --warmup 0 \
+			--offload off --vary mtu=9000 --vary rate=1gbit --out "$T/devint" >"$T/devint.out" 2>&1 & pid=$!
+		set +m
+		for _ in $(seq 300); do grep -qs "rate of host:dv0" "$T"/devint/runs/*.log.part && break; sleep 0.1; done
+		sleep 0.5
+		ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/" >"$T/devint.during"
+		kill -INT "$pid"
+		rc=0; wait "$pid" || rc=$?
+		echo "$rc" >"$T/devint.rc"
+		{ ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/"; tc qdisc show dev dv0; ethtool -k dv0; } >"$T/devint.after"
+		kill "$srv"; wait "$srv" || true
+		ip netns del devsrv
+	' || { not_ok "--dev: the namespace set-up failed"; return; }
+	[ "$(cat "$TL_TMP/dev.rc")" = 0 ] && ok "--dev dv0 --vary mtu=9000 --vary rate=1gbit (exit 0)" ||
+		{ not_ok "--dev sweep: exit $(cat "$TL_TMP/dev.rc")"; sed 's/^/    /' "$TL_TMP/dev.err" | head -5; }
+	[ "$(cols "$TL_TMP/dev/runs.csv" backend,status,mtu,rate,dev | paste -sd' ')" = \
+		"$(printf 'tcp\tok\t9000\t1gbit\tdv0 pipe\tok\tn/a\tn/a\t')" ] && ok "--dev: tcp on dv0 with its knobs, pipe n/a" ||
+		not_ok "--dev rows: $(cols "$TL_TMP/dev/runs.csv" backend,status,mtu,rate,dev,error)"
+	grep -q 'mtu of host:dv0: 9000' "$TL_TMP"/dev/runs/tcp_*.log && grep -q 'rate of host:dv0: tbf 125000000 bytes/s' \
+		"$TL_TMP"/dev/runs/tcp_*.log && ok "--dev: MTU and tbf read back on dv0" || not_ok "--dev read-backs"
+	diff -q "$TL_TMP/dev.before" "$TL_TMP/dev.after" >/dev/null && ok "--dev: dv0's MTU, qdisc and offloads restored" ||
+		not_ok "--dev restore: $(diff "$TL_TMP/dev.before" "$TL_TMP/dev.after" | head -6)"
+	[ "$(cat "$TL_TMP/devint.during")" = 9000 ] && [ "$(cat "$TL_TMP/devint.rc")" = 130 ] &&
+		ok "--dev: Ctrl-C during a run with MTU 9000 set: exit 130" ||
+		not_ok "--dev Ctrl-C: MTU $(cat "$TL_TMP/devint.during"), exit $(cat "$TL_TMP/devint.rc")"
+	diff -q "$TL_TMP/dev.before" "$TL_TMP/devint.after" >/dev/null && ok "--dev: restored after Ctrl-C too" ||
+		not_ok "--dev restore after Ctrl-C: $(diff "$TL_TMP/dev.before" "$TL_TMP/devint.after" | head -6)"
+}
+
 # Nothing the sweeps started still runs, no qdisc of theirs is left.
 nothing_left() {
 	[ "$(tc qdisc show 2>/dev/null)" = "$qdiscs_before" ] && ok "host qdiscs unchanged" ||
@@ -375,6 +439,7 @@ veth
 host_untouched
 knobs_run
 knobs_veth
+knobs_dev
 host_untouched
 nothing_left
 tl_done
