@@ -213,16 +213,19 @@ net_set_rate() { # DEVS RATE
 	done
 }
 
-# Every MTU and qdisc the knobs changed back as they were; quiet.
-net_restore_devices() {
+# Every MTU and qdisc the knobs changed back as they were; with "say",
+# says so for the host's devices (--dev), as on exit.
+net_restore_devices() { # [say]
 	local nd ns dev
 	for nd in "${!NET_MTU_SAVED[@]}"; do
 		ns="${nd%%:*}" dev="${nd#*:}"
+		[ "${1:-}" != say ] || [ -n "$ns" ] || echo "$PROG: restoring $dev: mtu ${NET_MTU_SAVED[$nd]}" >&2
 		in_ns "$ns" ip link set dev "$dev" mtu "${NET_MTU_SAVED[$nd]}" 2>/dev/null ||
 			echo "$PROG: WARNING: could not restore ${ns:-host}:$dev's MTU ${NET_MTU_SAVED[$nd]}" >&2
 	done
 	for nd in "${!NET_QDISC_SET[@]}"; do
 		ns="${nd%%:*}" dev="${nd#*:}"
+		[ "${1:-}" != say ] || [ -n "$ns" ] || echo "$PROG: restoring $dev: the kernel's default root qdisc" >&2
 		in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
 	done
 	NET_MTU_SAVED=() NET_QDISC_SET=()
@@ -303,7 +306,7 @@ net_cleanup() { # DEV
 	for ns in "${NET_NAMESPACES[@]}"; do
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do kill_wait "$pid"; done
 	done
-	net_restore_devices
+	net_restore_devices say
 	if [ "${#NET_DEV_SAVED[@]}" -gt 0 ]; then
 		echo "$PROG: restoring $1: ${NET_DEV_SAVED[*]}" >&2
 		# shellcheck disable=SC2046
