@@ -607,10 +607,11 @@ int stats_merge(FILE *out, size_t n, const char *const *paths, const char *const
 		return err_set(err, "no JSON documents to merge");
 	m.h = xrealloc(NULL, n * sizeof(*m.h));
 	memset(m.h, 0, n * sizeof(*m.h));
-	for (; m.n < n; m.n++) {
+	while (m.n < n) {
 		struct host *x = &m.h[m.n];
 		x->path = paths[m.n];
 		x->name = names && names[m.n] ? xstrdup(names[m.n]) : name_of_file(paths[m.n]);
+		m.n++;          /* merge_free frees it from now on */
 		if (json_read_file(&x->doc, x->path, err) < 0)
 			goto out;
 	}
