@@ -88,8 +88,9 @@ struct cost_row {
 };
 
 /* Transport cost per operation of every point of s (keys backend, clients,
- * setting; metric ops_per_sec): 1e6/ops(point) - 1e6/ops(baseline) at the
- * same client count, preferring the baseline's point with the same setting.
+ * then any; metric ops_per_sec): 1e6/ops(point) - 1e6/ops(baseline) at the
+ * same client count, from the baseline's point that shares the most of the
+ * point's other keys.
  * The interval combines both by the delta method. Returns the number of rows
  * in *rows (free it); points without a baseline are left out. */
 size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *baseline);
@@ -107,8 +108,9 @@ struct layer_row {
 	double bottom, top;             /* mean(b) (0 for the first) and mean(a): the stack */
 };
 
-/* The decomposition of the first metric of s (keys backend, clients,
- * setting) along levels (e.g. nop, pipe, unix, tcp:off, tcp:on), per client
+/* The decomposition of the first metric of s (keys backend, clients, then
+ * any) along levels (e.g. nop, pipe, unix, tcp:off, tcp:on; a setting is an
+ * offload or NAME=VALUE keys joined by ':', tcp:mtu=1500:offload=off), per client
  * count in the order of s: each level present at that count minus the one
  * present below it; the first alone, with its own Student-t interval.
  * Levels missing at a count are skipped, so a layer may span two steps.

@@ -23,7 +23,7 @@
 
 /* The keys when --keys is not given: the columns of the file that name a
  * point (row_dimensions), said so in --help. */
-#define DEFAULT_KEYS_TEXT "backend, clients, model and every knob column the file has"
+#define DEFAULT_KEYS_TEXT "backend, clients, model and every\nknob column the file has"
 /* The layers of an operation: harness, copy and wake-up, socket, TCP/IP, offload. */
 #define DEFAULT_LEVELS "nop,pipe,unix,tcp:off,tcp:on"
 
@@ -89,9 +89,8 @@ static void usage(FILE *f)
 		"           header; --figures the figure columns, one a line; --knobs the knob\n"
 		"           columns (tbench-sweep --vary NAME): the value the sweep asked for,\n"
 		"           '-' when not given (not varied); NAME_read a knob as read back.\n"
-		"           A server's CPU\n"
-		"           seconds read before and after the run replace\n"
-		"           the JSON's figures for servers. --columns: only those cells,\n"
+		"           A server's CPU seconds read before and after the run replace the\n"
+		"           JSON's figures for servers. --columns: only those cells,\n"
 		"           tab-separated.\n"
 		"select     the rows whose columns have the given values, all columns or those\n"
 		"           named; --tsv: tab-separated, no header.\n"
@@ -101,7 +100,7 @@ static void usage(FILE *f)
 		"           once: MB/sec, operations, bytes, CPU summed; latency from the sum of\n"
 		"           their histograms; each host's figures under \"hosts\".\n"
 		"\n"
-		"Defaults: --keys " DEFAULT_KEYS_TEXT ", --metric mb_per_sec.\n"
+		"Defaults: --metric mb_per_sec; --keys " DEFAULT_KEYS_TEXT ".\n"
 		"A runs.csv or summary.csv older than the knob columns is read with its\n"
 		"read-back tso, gso, gro as tso_read, gso_read, gro_read.\n"
 		"Exit status: 0 success, 1 failure (output not written), 2 usage or input error.\n");
