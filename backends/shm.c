@@ -4,7 +4,7 @@
  * (tbench's wire frame) into one ring; the server copies it out, checks it
  * and copies the reply into the other; the client copies that out. Each
  * side waits on a futex in the mapping, optionally spinning first
- * (TBENCH_SHM_SPIN microseconds), and a writer calls FUTEX_WAKE only when
+ * (--spin microseconds), and a writer calls FUTEX_WAKE only when
  * its reader is asleep: the only system calls of an exchange are the
  * wake-up's. It is the floor under pipe: the cost of waking the peer and of
  * moving bytes between cores, with no kernel data path.
@@ -32,11 +32,9 @@
 #include "companion.h"
 #include "wire.h"
 
-#define SHM_SPIN_ENV "TBENCH_SHM_SPIN"
 enum {
 	SHM_RING = 128 * 1024,     /* a power of two with room for the largest frame */
 	SHM_RECHECK_MS = 100,      /* a sleeper looks at its peer this often */
-	SHM_SPIN_MAX_US = 1000000,
 	CACHE_LINE = 64,
 };
 _Static_assert((long)SHM_RING >= (long)WIRE_LIMIT && (SHM_RING & (SHM_RING - 1)) == 0,
@@ -62,10 +60,6 @@ struct shm_area {
 	char server_error[200];         /* why the server gave up, for the client's error */
 };
 
-struct shm_run {
-	uint64_t spin_ns;
-};
-
 struct shm_conn {
 	struct shm_area *area;
 	struct companion server;
@@ -81,46 +75,12 @@ enum side { CLIENT, SERVER };
 
 /* ---- settings ---------------------------------------------------------- */
 
-static int parse_spin(uint64_t *spin_ns, struct errbuf *err)
-{
-	const char *s = getenv(SHM_SPIN_ENV);
-	long us = 0;
-
-	if (s && *s && parse_long_range(s, 0, SHM_SPIN_MAX_US, &us) < 0)
-		return err_set(err, "shm: %s=%s: give whole microseconds from 0 to %d to spin "
-			       "before sleeping on the futex", SHM_SPIN_ENV, s, SHM_SPIN_MAX_US);
-	*spin_ns = (uint64_t)us * 1000;
-	return 0;
-}
-
 static int shm_check(const struct backend_config *cfg, struct errbuf *err)
 {
-	uint64_t spin;
-
 	if (cfg->port || cfg->unix_path || cfg->tcp_options)
 		return err_set(err, "shm: %s is for socket backends: shm has no socket (drop it)",
 			       cfg->port ? "--port" : cfg->unix_path ? "--unix" : "-T");
-	return parse_spin(&spin, err);
-}
-
-static int shm_start(const struct backend_config *cfg, void **run, struct errbuf *err)
-{
-	struct shm_run *r = calloc(1, sizeof(*r));
-
-	(void)cfg;
-	if (!r)
-		return err_set(err, "shm: out of memory");
-	if (parse_spin(&r->spin_ns, err) < 0) {
-		free(r);
-		return -1;
-	}
-	*run = r;
 	return 0;
-}
-
-static void shm_stop(void *run)
-{
-	free(run);
 }
 
 /* ---- futex ------------------------------------------------------------- */
@@ -353,13 +313,13 @@ static void free_conn(struct shm_conn *c)
 static int shm_connect(void *run, const struct backend_config *cfg, unsigned client,
 		    void **conn, struct errbuf *err)
 {
-	struct shm_run *r = run;
 	struct shm_conn *c = calloc(1, sizeof(*c));
 
+	(void)run;
 	if (!c)
 		return err_set(err, "shm: out of memory");
 	c->alive[0] = c->alive[1] = -1;
-	c->spin_ns = r->spin_ns;
+	c->spin_ns = (uint64_t)cfg->spin_us * 1000;
 	c->client_pid = getpid();
 	snprintf(c->peer, sizeof(c->peer), "shm server %u", client);
 	/* Before the server starts, so a forked one shares it. */
@@ -446,9 +406,7 @@ const struct backend backend_shm = {
 	.summary = "a shared-memory ring per client to its own server, futex wake-ups: "
 		   "the floor under pipe",
 	.check = shm_check,
-	.start = shm_start,
 	.open = shm_connect,
 	.exchange = shm_exchange,
 	.close = shm_disconnect,
-	.stop = shm_stop,
 };

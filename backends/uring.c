@@ -11,7 +11,7 @@
  * both ends change. -T options (default TCP_NODELAY) apply to both ends.
  *
  * As tcp, reply bodies are dropped by the kernel (recv with MSG_TRUNC) unless
- * --copy-replies. TBENCH_URING in the environment, commas between:
+ * --copy-replies. --uring LIST, commas between (parsed with the options):
  *   sqpoll     IORING_SETUP_SQPOLL: a kernel thread per ring submits
  *   files      the socket as a registered file
  *   buffers    registered buffers: sends are WRITE_FIXED (SEND_ZC with a
@@ -37,8 +37,6 @@
 #include "sockopt.h"
 #include "wire.h"
 
-#define URING_ENV "TBENCH_URING"
-
 extern const struct backend backend_tcp;   /* connects to SERVER for us */
 enum {
 	RING_ENTRIES = 8,
@@ -46,13 +44,7 @@ enum {
 	BUF_SEND = 0, BUF_RECV = 1,       /* registered buffer indexes */
 };
 
-struct uring_opts {
-	bool sqpoll, files, buffers;
-	uint32_t zc_min;                  /* 0: never SEND_ZC */
-};
-
 struct uring_run {
-	struct uring_opts opts;
 	struct sockopts sockopts;         /* own server: -T for both ends */
 	void *tcp_run;                    /* SERVER: the tcp backend's run connects */
 };
@@ -64,7 +56,7 @@ struct uring_io {
 	int fd;                           /* the socket */
 	int target;                       /* what SQEs name: fd, or 0 when registered */
 	unsigned sqe_flags;               /* IOSQE_FIXED_FILE when registered */
-	struct uring_opts opts;
+	struct uring_settings opts;
 	unsigned notifs;                  /* SEND_ZC notifications still to come */
 	bool link_next;                   /* the entry being queued links to the next */
 	uint64_t tag_next;                /* and its user_data */
@@ -75,44 +67,14 @@ struct uring_conn {
 	struct uring_io io;
 	int server_fd;                    /* own server's socket; -1 once a process has it */
 	struct companion server;
-	struct uring_opts opts;
+	struct uring_settings opts;
 	bool discard_replies;
 	char peer[224];
 };
 
-/* ---- settings ---------------------------------------------------------- */
-
-static int parse_opts(struct uring_opts *o, struct errbuf *err)
-{
-	const char *spec = getenv(URING_ENV);
-	char copy[256], *save = NULL;
-	long zc;
-
-	*o = (struct uring_opts){ 0 };
-	if (!spec)
-		return 0;
-	if (strlen(spec) >= sizeof(copy))
-		return err_set(err, "uring: %s is too long", URING_ENV);
-	strcpy(copy, spec);
-	for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		if (strcmp(t, "sqpoll") == 0)
-			o->sqpoll = true;
-		else if (strcmp(t, "files") == 0)
-			o->files = true;
-		else if (strcmp(t, "buffers") == 0)
-			o->buffers = true;
-		else if (strncmp(t, "zc=", 3) == 0 && parse_long_range(t + 3, 1, WIRE_LIMIT, &zc) == 0)
-			o->zc_min = (uint32_t)zc;
-		else
-			return err_set(err, "uring: %s=%s: '%s' is not a setting (known: sqpoll, files, "
-				       "buffers, zc=BYTES from 1 to %d)", URING_ENV, spec, t, WIRE_LIMIT);
-	}
-	return 0;
-}
-
 /* ---- rings ------------------------------------------------------------- */
 
-static int setup_error(int rc, const struct uring_opts *o, struct errbuf *err)
+static int setup_error(int rc, const struct uring_settings *o, struct errbuf *err)
 {
 	errno = -rc;
 	if (rc == -ENOSYS)
@@ -156,7 +118,7 @@ static int sqpoll_init(struct io_uring *ring)
 	return rc;
 }
 
-static int ring_init(struct io_uring *ring, const struct uring_opts *o, struct errbuf *err)
+static int ring_init(struct io_uring *ring, const struct uring_settings *o, struct errbuf *err)
 {
 	struct io_uring_params p = { 0 };
 	int rc;
@@ -182,7 +144,7 @@ static const struct { int op; const char *name, *since; } needed_ops[] = {
 	{ IORING_OP_READ_FIXED, "IORING_OP_READ_FIXED", "5.1" },
 };
 
-static bool op_needed(int op, const struct uring_opts *o)
+static bool op_needed(int op, const struct uring_settings *o)
 {
 	if (op == IORING_OP_SEND_ZC)
 		return o->zc_min > 0;
@@ -192,7 +154,7 @@ static bool op_needed(int op, const struct uring_opts *o)
 }
 
 /* Whether this kernel runs every operation the settings use. */
-static int probe_ops(struct io_uring *ring, const struct uring_opts *o, struct errbuf *err)
+static int probe_ops(struct io_uring *ring, const struct uring_settings *o, struct errbuf *err)
 {
 	struct io_uring_probe *probe = io_uring_get_probe_ring(ring);
 
@@ -204,7 +166,7 @@ static int probe_ops(struct io_uring *ring, const struct uring_opts *o, struct e
 			io_uring_free_probe(probe);
 			return err_set(err, "uring: this kernel lacks %s (Linux %s+)%s", needed_ops[i].name,
 				       needed_ops[i].since, o->zc_min || o->buffers ?
-				       ": drop the setting from " URING_ENV : ": use -b tcp");
+				       ": drop it from --uring" : ": use -b tcp");
 		}
 	io_uring_free_probe(probe);
 	return 0;
@@ -244,7 +206,7 @@ static void io_free(struct uring_io *io)
 }
 
 /* Run in the thread that will use it: the ring may be SINGLE_ISSUER. */
-static int io_init(struct uring_io *io, int fd, const struct uring_opts *o, struct errbuf *err)
+static int io_init(struct uring_io *io, int fd, const struct uring_settings *o, struct errbuf *err)
 {
 	*io = (struct uring_io){ .fd = fd, .target = fd, .opts = *o };
 	io->sbuf = calloc(1, WIRE_LIMIT);
@@ -696,7 +658,7 @@ static int uring_open(void *run, const struct backend_config *cfg, unsigned clie
 		return err_set(err, "uring: out of memory");
 	c->server_fd = -1;
 	c->discard_replies = !cfg->copy_replies;
-	c->opts = r->opts;         /* what its own server reads */
+	c->opts = cfg->uring;      /* what its own server reads */
 	int fd = r->tcp_run ? connect_server(r, cfg, client, c, err)
 			    : own_server(r, cfg, client, c, err);
 	if (fd < 0) {
@@ -704,7 +666,7 @@ static int uring_open(void *run, const struct backend_config *cfg, unsigned clie
 		return -1;
 	}
 	/* The client's ring after the fork: a forked server holds none of it. */
-	if (io_init(&c->io, fd, &r->opts, err) < 0) {
+	if (io_init(&c->io, fd, &cfg->uring, err) < 0) {
 		disconnect(c);
 		return -1;
 	}
@@ -724,7 +686,7 @@ static void uring_close(void *conn)
 
 /* Whether this kernel and liburing can do what the settings ask: a trial
  * ring with the same flags, and the operations probed. */
-static int check_kernel(const struct uring_opts *o, struct errbuf *err)
+static int check_kernel(const struct uring_settings *o, struct errbuf *err)
 {
 	struct io_uring ring;
 
@@ -737,12 +699,9 @@ static int check_kernel(const struct uring_opts *o, struct errbuf *err)
 
 static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 {
-	struct uring_opts o;
 	struct sockopts so;
 	const char *spec = cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT;
 
-	if (parse_opts(&o, err) < 0)
-		return -1;
 	if (cfg->server) {
 		struct errbuf why;
 		if (backend_tcp.check(cfg, &why) < 0)
@@ -759,7 +718,7 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 			return err_set(err, "uring: -T %s: %s", spec, why.msg);
 		}
 	}
-	return check_kernel(&o, err);
+	return check_kernel(&cfg->uring, err);
 }
 
 static void uring_stop(void *run)
@@ -779,10 +738,9 @@ static int uring_start(const struct backend_config *cfg, void **run, struct errb
 
 	if (!r)
 		return err_set(err, "uring: out of memory");
-	rc = parse_opts(&r->opts, err);
-	if (rc == 0 && cfg->server)
+	if (cfg->server)
 		rc = backend_tcp.start(cfg, &r->tcp_run, err);
-	else if (rc == 0)
+	else
 		rc = sockopts_parse_tcp(spec, &r->sockopts, err);
 	if (rc < 0) {
 		uring_stop(r);

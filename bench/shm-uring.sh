@@ -13,7 +13,7 @@
 # machine's benchmark lock if it has one. Environment: LOADFILE (dbench's
 # client.txt, else ours), CLIENTS (1,2,8,32), REPS (5), WARMUP (1), SECS (3),
 # OUT (the source tree's results/), TABLE_ONLY (1: the tables again from the
-# CSV, nothing measured); TBENCH_URING reaches uring.
+# CSV, nothing measured), URING (tbench's --uring LIST for the uring runs).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,7 +41,7 @@ measure_shm() {
 }
 
 measure_uring() {
-	local rep n b mb pair counts
+	local rep n b mb pair counts uring_opt
 	[[ -x ./tbench ]] || die "./tbench missing: run make here"
 	./tbench -b help 2>&1 | grep -q '^ *uring ' || die "this tbench was built without liburing"
 	IFS=, read -r -a counts <<<"$clients"
@@ -50,7 +50,9 @@ measure_uring() {
 			pair=(tcp uring)
 			if ((rep % 2)); then pair=(uring tcp); fi
 			for b in "${pair[@]}"; do
-				mb=$(./tbench --netns -b "$b" -q -t "$secs" --warmup "$warmup" -c "$loadfile" "$n" |
+				uring_opt=()
+				[[ $b != uring || -z ${URING:-} ]] || uring_opt=(--uring "$URING")
+				mb=$(./tbench --netns -b "$b" "${uring_opt[@]}" -q -t "$secs" --warmup "$warmup" -c "$loadfile" "$n" |
 					awk '/^Throughput/ { print $2 }') || true
 				echo "$n,$rep,$b,${mb:--1}"
 			done
@@ -87,7 +89,7 @@ table() {
 
 case $name in
 shm) what="tbench -b shm against a bare futex ping-pong of the same sizes, threads" ;;
-uring) what="tbench -b uring against -b tcp, processes, each with servers of its own, each run in a network namespace of its own (tbench --netns); TBENCH_URING=${TBENCH_URING:-}" ;;
+uring) what="tbench -b uring against -b tcp, processes, each with servers of its own, each run in a network namespace of its own (tbench --netns); --uring ${URING:-(none)}" ;;
 *) die "usage: shm-uring.sh shm|uring (see the comment at its top)" ;;
 esac
 mkdir -p "$out"

@@ -82,6 +82,7 @@ struct raw {
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
 	char *server_opt;
+	char *spin, *uring;          /* --spin, --uring: checked in parse_transport_settings */
 };
 
 /* --offload and --tso/--gso/--gro: on or off, and only with --netns:
@@ -116,6 +117,52 @@ static const char *parse_offloads(struct raw *w, struct netns_options *n)
 	return NULL;
 }
 
+/* --uring LIST: the settings of the uring backend, commas between. */
+static const char *parse_uring_list(const char *text, struct uring_settings *u)
+{
+	static char msg[160];
+	char list[256], *save = NULL;
+	long zc;
+
+	*u = (struct uring_settings){ 0 };
+	if (strlen(text) >= sizeof(list))
+		return "--uring: the list is too long (sqpoll, files, buffers, zc=BYTES)";
+	strcpy(list, text);
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strcmp(t, "sqpoll") == 0) {
+			u->sqpoll = true;
+		} else if (strcmp(t, "files") == 0) {
+			u->files = true;
+		} else if (strcmp(t, "buffers") == 0) {
+			u->buffers = true;
+		} else if (strncmp(t, "zc=", 3) == 0 && parse_long_range(t + 3, 1, WIRE_LIMIT, &zc) == 0) {
+			u->zc_min = (uint32_t)zc;
+		} else {
+			snprintf(msg, sizeof(msg), "--uring: '%.20s' is not a setting (known: sqpoll, "
+				 "files, buffers, zc=BYTES from 1 to %d; commas between)", t, WIRE_LIMIT);
+			return msg;
+		}
+	}
+	return NULL;
+}
+
+/* --spin USEC for shm, --uring LIST for uring: values a backend reads,
+ * checked here so that a bad one names its flag. */
+static const char *parse_transport_settings(const struct raw *w, struct backend_config *b)
+{
+	enum { SPIN_MAX_US = 1000000 };
+	static char msg[96];
+	long us = 0;
+
+	if (w->spin && parse_long_range(w->spin, 0, SPIN_MAX_US, &us) < 0) {
+		snprintf(msg, sizeof(msg), "--spin takes whole microseconds from 0 to %d, not '%.20s'",
+			 SPIN_MAX_US, w->spin);
+		return msg;
+	}
+	b->spin_us = (unsigned)us;
+	return w->uring ? parse_uring_list(w->uring, &b->uring) : NULL;
+}
+
 /* NCLIENTS and SERVER, the ranges, and the run's settings from them. */
 static int finish(poptContext pc, struct options *o, struct raw *w);
 
@@ -146,6 +193,11 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "a new connection every N operations, timed as Connect (1: as netperf's TCP_CRR)", "N" },
 		{ "zerocopy-threshold", 0, POPT_ARG_STRING, &o->run.bcfg.zerocopy_threshold, 0,
 		  "tcp-zc: send requests of at least BYTES with MSG_ZEROCOPY (default: none)", "BYTES" },
+		{ "spin", 0, POPT_ARG_STRING, &w->spin, 0,
+		  "shm: spin this long for the peer before sleeping on the futex (default 0)", "USEC" },
+		{ "uring", 0, POPT_ARG_STRING, &w->uring, 0,
+		  "uring: sqpoll, files (registered), buffers (registered), zc=BYTES "
+		  "(IORING_OP_SEND_ZC from BYTES), commas between", "LIST" },
 		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0,
 		  "tcp: copy reply bodies to user space (default: the kernel drops them, as dbench)", NULL },
 		{ "netns", 0, POPT_ARG_NONE, &w->netns, 0,
@@ -243,6 +295,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 	}
 	rc = finish(pc, o, w);
 	free(w->server_opt);
+	free(w->spin);
+	free(w->uring);
 	for (int i = 0; i < 4; i++)
 		free(w->offload[i]);
 	if (rc == 0)
@@ -335,6 +389,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	if ((unsigned long)r->bcfg.nclients * (unsigned long)w->per_process > MAX_CLIENTS)
 		return usage_error(pc, "NCLIENTS x --clients-per-process is over 65536 clients");
 	if ((bad = parse_offloads(w, &o->netns)))
+		return usage_error(pc, bad);
+	if ((bad = parse_transport_settings(w, &r->bcfg)))
 		return usage_error(pc, bad);
 	if (server && w->server_opt)
 		return usage_error(pc, "SERVER given twice: as an argument and as --server");

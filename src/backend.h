@@ -35,6 +35,11 @@ struct backend_config {
 	bool processes;           /* clients are processes: so are the servers a backend brings */
 	bool copy_replies;        /* copy reply bodies to user space (tcp discards them by default, as dbench) */
 	const char *zerocopy_threshold;  /* tcp-zc: smallest request sent with MSG_ZEROCOPY, or NULL */
+	unsigned spin_us;         /* shm: --spin, microseconds of spinning before a futex wait */
+	struct uring_settings {   /* uring: --uring */
+		bool sqpoll, files, buffers;
+		uint32_t zc_min;      /* IORING_OP_SEND_ZC for sends of at least this; 0: never */
+	} uring;
 };
 
 /* Counts of a backend's own, e.g. sends that were really zero-copy. */

@@ -210,6 +210,14 @@ static void json_clock(FILE *f)
 		fprintf(f, ", \"calibration_error_ppm\": null, \"checked_after_s\": null },\n");
 }
 
+/* --spin (shm) and --uring (uring): recorded whichever backend ran. */
+static void json_transport_settings(FILE *f, const struct backend_config *b)
+{
+	fprintf(f, "    \"spin_us\": %u,\n    \"uring\": { \"sqpoll\": %s, \"files\": %s, "
+		"\"buffers\": %s, \"zc_min\": %u },\n", b->spin_us, b->uring.sqpoll ? "true" : "false",
+		b->uring.files ? "true" : "false", b->uring.buffers ? "true" : "false", b->uring.zc_min);
+}
+
 static const char *family_name(int family)
 {
 	return family == AF_INET ? "ipv4" : family == AF_INET6 ? "ipv6" : family == AF_UNIX ? "unix"
@@ -258,6 +266,7 @@ static void json_settings(FILE *f, const struct run_config *cfg, const struct ru
 		cfg->lf->n_ops, (unsigned long long)cfg->lf->pass_payload);
 	fprintf(f, "    \"timelimit_s\": %g,\n    \"warmup_s\": %g,\n    \"target_rate_mb_s\": %g,\n"
 		"    \"timeout_s\": %g,\n", cfg->timelimit, cfg->warmup, cfg->target_rate, cfg->timeout);
+	json_transport_settings(f, &cfg->bcfg);
 	fprintf(f, "    \"processes\": %s,\n    \"run_once\": %s,\n    \"server\": ",
 		cfg->bcfg.processes ? "true" : "false", cfg->run_once ? "true" : "false");
 	if (cfg->bcfg.server)

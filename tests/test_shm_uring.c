@@ -2,8 +2,9 @@
  * timed runs (shm also spinning first), a server that refuses a frame
  * (named in the error), an shm server process killed mid-run (the client
  * fails within a bound instead of sleeping on the futex for ever), and an
- * shm client process that dies (its server goes too), and bad settings
- * refused by check(). uring's parts are skipped when it was built without
+ * shm client process that dies (its server goes too). The settings
+ * (--spin, --uring) are set here as the options would; their parsing is
+ * tests/uring.sh's. uring's parts are skipped when it was built without
  * liburing, and say so. */
 #include "config.h"
 
@@ -21,11 +22,12 @@
 #include "wire.h"
 
 static struct loadfile lf;
+static struct backend_config settings;   /* spin_us and uring, as --spin and --uring set them */
 
 static struct run_config config(const struct backend *be, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = be, .quiet = true, .warmup_exact = true,
+		.lf = &lf, .backend = be, .quiet = true, .warmup_exact = true, .bcfg = settings,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -46,10 +48,11 @@ static void run_timed(const char *name, unsigned n, bool processes)
 	CHECK(res.bytes > 0);
 	for (unsigned i = 0; res.clients && i < n; i++)
 		CHECK(res.clients[i].ops_all > 0);
-	const char *var = strcmp(name, "shm") == 0 ? "TBENCH_SHM_SPIN" : "TBENCH_URING";
-	const char *value = getenv(var);
-	printf("  %s, %u %s, %s=%s: %.1f MB/sec\n", name, n, processes ? "procs" : "threads",
-	       var, value ? value : "", 1e-6 * (double)res.bytes / res.execute_secs);
+	const struct uring_settings *u = &settings.uring;
+	printf("  %s, %u %s, spin %u us, uring%s%s%s zc=%u: %.1f MB/sec\n", name, n,
+	       processes ? "procs" : "threads", settings.spin_us, u->sqpoll ? " sqpoll" : "",
+	       u->files ? " files" : "", u->buffers ? " buffers" : "", u->zc_min,
+	       1e-6 * (double)res.bytes / res.execute_secs);
 	run_result_free(&res);
 }
 
@@ -140,10 +143,9 @@ static void shm_server_killed(void)
 	const struct backend *be = backend_find("shm");
 	struct backend_config bcfg = { .nclients = 1, .processes = true };
 	struct errbuf err;
-	void *run = NULL, *conn = NULL;
+	void *conn = NULL;
 
-	CHECK(be->start(&bcfg, &run, &err) == 0);
-	CHECK(be->open(run, &bcfg, 5, &conn, &err) == 0);
+	CHECK(be->open(NULL, &bcfg, 5, &conn, &err) == 0);   /* shm has no run */
 	if (!conn)
 		return;
 	CHECK(be->exchange(conn, 47, 39, &err) == 0);
@@ -157,7 +159,6 @@ static void shm_server_killed(void)
 	CHECK(strstr(err.msg, "shm server 5") != NULL && strstr(err.msg, "died") != NULL);
 	fprintf(stderr, "  killed shm server reported as: %s\n", err.msg);
 	be->close(conn);
-	be->stop(run);
 }
 
 /* A client process that dies without closing: its server (a grandchild,
@@ -173,9 +174,9 @@ static void shm_client_dies(void)
 		const struct backend *be = backend_find("shm");
 		struct backend_config bcfg = { .nclients = 1, .processes = true };
 		struct errbuf err;
-		void *run = NULL, *conn = NULL;
+		void *conn = NULL;
 		pid_t server = -1;
-		if (be->start(&bcfg, &run, &err) == 0 && be->open(run, &bcfg, 0, &conn, &err) == 0 &&
+		if (be->open(NULL, &bcfg, 0, &conn, &err) == 0 &&
 		    be->exchange(conn, 47, 39, &err) == 0)
 			server = only_child();
 		if (write(fds[1], &server, sizeof(server)) != sizeof(server))
@@ -194,21 +195,6 @@ static void shm_client_dies(void)
 	printf("  shm server ended with its dead client\n");
 }
 
-/* ---- settings ------------------------------------------------------------- */
-
-static void refused(const char *name, const char *var, const char *value, const char *says)
-{
-	const struct backend *be = backend_find(name);
-	struct backend_config bcfg = { .nclients = 1 };
-	struct errbuf err = { "" };
-
-	setenv(var, value, 1);
-	CHECK(be->check(&bcfg, &err) < 0);
-	CHECK(strstr(err.msg, says) != NULL);
-	fprintf(stderr, "  %s=%s refused: %s\n", var, value, err.msg);
-	unsetenv(var);
-}
-
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -216,8 +202,6 @@ int main(void)
 	struct errbuf err;
 
 	signal(SIGPIPE, SIG_IGN);
-	unsetenv("TBENCH_SHM_SPIN");
-	unsetenv("TBENCH_URING");
 	snprintf(path, sizeof(path), "%s/loadfiles/tiny.txt", src ? src : ".");
 	if (loadfile_read(path, NULL, &lf, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
@@ -225,15 +209,14 @@ int main(void)
 	}
 	run_timed("shm", 4, false);
 	run_timed("shm", 4, true);
-	setenv("TBENCH_SHM_SPIN", "20", 1);
+	settings.spin_us = 20;
 	run_timed("shm", 2, false);
 	run_timed("shm", 2, true);
-	unsetenv("TBENCH_SHM_SPIN");
+	settings.spin_us = 0;
 	server_refuses("shm", false, "gave up: reply of");
 	server_refuses("shm", true, "gave up: reply of");
 	shm_server_killed();
 	shm_client_dies();
-	refused("shm", "TBENCH_SHM_SPIN", "lots", "TBENCH_SHM_SPIN=lots");
 	if (!backend_find("uring")) {
 		printf("SKIP: uring parts: built without liburing (apt-get install liburing-dev, "
 		       "configure again)\n");
@@ -242,14 +225,12 @@ int main(void)
 	}
 	run_timed("uring", 4, false);
 	run_timed("uring", 4, true);
-	setenv("TBENCH_URING", "files,buffers,zc=4096", 1);
+	settings.uring = (struct uring_settings){ .files = true, .buffers = true, .zc_min = 4096 };
 	run_timed("uring", 2, false);
 	run_timed("uring", 2, true);
-	unsetenv("TBENCH_URING");
+	settings.uring = (struct uring_settings){ 0 };
 	server_refuses("uring", false, "closed");
 	server_refuses("uring", true, "closed");
-	refused("uring", "TBENCH_URING", "files,turbo", "'turbo' is not a setting");
-	refused("uring", "TBENCH_URING", "zc=0", "'zc=0' is not a setting");
 	loadfile_free(&lf);
 	return test_done("test_shm_uring");
 }

@@ -1,10 +1,11 @@
 #!/bin/bash
-# The uring backend from the command line: its settings (TBENCH_URING) in
+# The uring backend from the command line: its settings (--uring) in
 # every combination that matters, threads and processes, each a whole pass
 # of tiny.txt; bad settings and --port without SERVER refused with exit 2;
 # and, in a private network namespace (port 7003 is fixed), a run against
 # dbench 4.0's tbench_srv and one against ours, as tests/interop.sh does
-# for tcp. Skipped (77) when built without liburing.
+# for tcp. Also shm's --spin. The uring parts are skipped, saying so, when
+# built without liburing.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"
@@ -17,7 +18,7 @@ CLIENT_TXT=/usr/share/dbench/client.txt
 # once SETTINGS MODE: one pass of tiny.txt, a Throughput line, exit 0.
 once() {
 	local rc=0
-	TBENCH_URING="$1" timeout 300 "$BUILD/tbench" -b uring "$2" --run-once -q \
+	timeout 300 "$BUILD/tbench" -b uring ${1:+--uring "$1"} "$2" --run-once -q \
 		-c "$TINY" 2 >"$TL_TMP/out" 2>"$TL_TMP/err" || rc=$?
 	if [ "$rc" -eq 0 ] && grep -q '^Throughput' "$TL_TMP/out"; then
 		ok "uring ${1:-(no settings)} $2: $(grep '^Throughput' "$TL_TMP/out")"
@@ -61,9 +62,9 @@ if [ "${1:-}" = "--in-netns" ]; then
 			for settings in "" "files,buffers,zc=4096"; do
 				rc=0
 				# shellcheck disable=SC2086  # args is a list of options
-				TBENCH_URING="$settings" timeout 300 "$BUILD/tbench" -b uring $args -t 2 \
+				timeout 300 "$BUILD/tbench" -b uring $args ${settings:+--uring "$settings"} -t 2 \
 					-c "$CLIENT_TXT" 2 127.0.0.1 >"$TL_TMP/out" 2>"$TL_TMP/err" || rc=$?
-				what="uring $args ${settings:+TBENCH_URING=$settings }vs $srv"
+				what="uring $args ${settings:+--uring $settings }vs $srv"
 				if [ "$rc" -eq 0 ] && grep -q '^Throughput' "$TL_TMP/out"; then
 					ok "$what: $(grep '^Throughput' "$TL_TMP/out")"
 				else
@@ -78,9 +79,19 @@ if [ "${1:-}" = "--in-netns" ]; then
 	exit
 fi
 
+# shm's --spin, parsed with the options as --uring is: ranges, the JSON.
+expect_exit 0 "shm --spin 20" "$BUILD/tbench" -b shm --spin 20 2 --run-once -q -c "$TINY" \
+	--json "$TL_TMP/spin.json"
+check "--spin recorded in --json" jq -e '.settings.spin_us == 20' "$TL_TMP/spin.json"
+for bad in lots -1 1000001; do
+	expect_exit 2 "--spin $bad refused" "$BUILD/tbench" -b shm --spin "$bad" -q 1
+	check "the error names --spin" grep -q -- "--spin takes whole microseconds" "$TL_TMP/err"
+done
+
 if ! "$BUILD/tbench" -b help 2>&1 | grep -q '^ *uring '; then
-	echo "SKIP: built without liburing (apt-get install liburing-dev, then configure again)"
-	exit 77
+	echo "SKIP: the rest: built without liburing (apt-get install liburing-dev, then configure again)"
+	tl_done
+	exit
 fi
 
 for mode in --threads --processes; do
@@ -90,12 +101,14 @@ for mode in --threads --processes; do
 done
 # SQPOLL: a kernel thread polls; on a small machine a slow pass, so one client.
 once sqpoll --threads
-expect_exit 2 "TBENCH_URING=turbo refused" env TBENCH_URING=turbo "$BUILD/tbench" -b uring -q 1
-if grep -q "'turbo' is not a setting" "$TL_TMP/err"; then
-	ok "the error names the setting"
-else
-	not_ok "the error does not name 'turbo'"
-fi
+for bad in turbo zc=0 files,zc=70001; do
+	expect_exit 2 "--uring $bad refused" "$BUILD/tbench" -b uring --uring "$bad" -q 1
+	check "the error names --uring and the setting" grep -q -- "--uring: '${bad#files,}' is not a setting" "$TL_TMP/err"
+done
+expect_exit 0 "--uring files,zc=1000" "$BUILD/tbench" -b uring --uring files,zc=1000 1 --run-once -q \
+	-c "$TINY" --json "$TL_TMP/uring.json"
+check "--uring recorded in --json" jq -e '.settings.uring ==
+	{sqpoll: false, files: true, buffers: false, zc_min: 1000}' "$TL_TMP/uring.json"
 expect_exit 2 "--port without SERVER refused" "$BUILD/tbench" -b uring --port 7003 -q 1
 
 if [ "$(id -u)" -ne 0 ] || ! unshare -n true 2>/dev/null || ! command -v ip >/dev/null; then
