@@ -19,7 +19,11 @@
  *   zc=BYTES   IORING_OP_SEND_ZC for sends of at least BYTES
  * Without sqpoll the ring is SINGLE_ISSUER|DEFER_TASKRUN where the kernel
  * has them (6.1), completions then run when the task waits. A kernel or
- * settings it cannot serve fail check(): exit 2, naming what is missing. */
+ * settings it cannot serve fail check(): exit 2, naming what is missing.
+ *
+ * A connection owns its ring (and its own server, if any): --reconnect's
+ * close and open make a new socket, ring and server, so its Connect line
+ * also times io_uring's set-up, and the own server's start. */
 #include "config.h"
 
 #include <errno.h>
@@ -754,7 +758,7 @@ const struct backend backend_uring = {
 	.name = "uring",
 	.summary = "TCP through io_uring (send and receive linked) to tbench_srv at SERVER, "
 		   "or to io_uring servers of its own",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS,
 	.check = uring_check,
 	.start = uring_start,
 	.open = uring_open,

@@ -4,8 +4,9 @@
 # of tiny.txt; bad settings and --port without SERVER refused with exit 2;
 # and, in a private network namespace (port 7003 is fixed), a run against
 # dbench 4.0's tbench_srv and one against ours, as tests/interop.sh does
-# for tcp. Also shm's --spin. The uring parts are skipped, saying so, when
-# built without liburing.
+# for tcp; --reconnect 1 alone and against both servers. Also shm's
+# --spin. The uring parts are skipped, saying so, when built without
+# liburing.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"
@@ -13,6 +14,8 @@ set -euo pipefail
 BUILD="$(cd "${top_builddir:-.}" && pwd)"
 TINY="$SRCDIR/loadfiles/tiny.txt"
 THEIR_SRV=/usr/bin/tbench_srv
+ONE_CONNECT_PER_EXCHANGE='([.operations[] | select(.name == "Connect") | .count] | add) ==
+	([.operations[] | select(.name != "Connect" and .name != "Deltree") | .count] | add)'
 CLIENT_TXT=/usr/share/dbench/client.txt
 
 # once SETTINGS MODE: one pass of tiny.txt, a Throughput line, exit 0.
@@ -73,6 +76,15 @@ if [ "${1:-}" = "--in-netns" ]; then
 				fi
 			done
 		done
+		rc=0
+		timeout 300 "$BUILD/tbench" -b uring --reconnect 1 --run-once -q -c "$TINY" 2 127.0.0.1 \
+			--json "$TL_TMP/rc.json" >"$TL_TMP/out" 2>"$TL_TMP/err" || rc=$?
+		if [ "$rc" -eq 0 ] && jq -e "$ONE_CONNECT_PER_EXCHANGE" "$TL_TMP/rc.json" >/dev/null; then
+			ok "uring --reconnect 1 vs $srv: one Connect per exchange"
+		else
+			not_ok "uring --reconnect 1 vs $srv: exit $rc"
+			tail -n 5 "$TL_TMP/err" | sed 's/^/    /'
+		fi
 		stop_srv
 	done
 	tl_done
@@ -101,6 +113,12 @@ for mode in --threads --processes; do
 done
 # SQPOLL: a kernel thread polls; on a small machine a slow pass, so one client.
 once sqpoll --threads
+# --reconnect: a new socket, ring and server of its own every operation.
+for mode in --threads --processes; do
+	expect_exit 0 "uring --reconnect 1 $mode" "$BUILD/tbench" -b uring "$mode" 2 --reconnect 1 \
+		--run-once -q -c "$TINY" --json "$TL_TMP/rc.json"
+	check "uring $mode: one Connect per exchange" jq -e "$ONE_CONNECT_PER_EXCHANGE" "$TL_TMP/rc.json"
+done
 for bad in turbo zc=0 files,zc=70001; do
 	expect_exit 2 "--uring $bad refused" "$BUILD/tbench" -b uring --uring "$bad" -q 1
 	check "the error names --uring and the setting" grep -q -- "--uring: '${bad#files,}' is not a setting" "$TL_TMP/err"
