@@ -45,6 +45,7 @@ extern const struct backend backend_tcp;   /* connects to SERVER for us */
 enum {
 	RING_ENTRIES = 8,
 	SQPOLL_IDLE_MS = 1000,
+	CONNECT_TRIES = 5,
 	BUF_SEND = 0, BUF_RECV = 1,       /* registered buffer indexes */
 };
 
@@ -605,8 +606,16 @@ static int connect_server(struct uring_run *r, const struct backend_config *cfg,
 			  unsigned client, struct uring_conn *c, struct errbuf *err)
 {
 	void *tcp_conn;
+	int rc, tries = 0;
 
-	if (backend_tcp.open(r->tcp_run, cfg, client, &tcp_conn, err) < 0)
+	/* With --reconnect, connect() right after the last connection's ring
+	 * was closed was seen to fail with EINTR now and then, no signal
+	 * handled (the ring's tear-down notifying the task, we think); tcp's
+	 * connect() has SO_SNDTIMEO set, so it is not restarted: tried again. */
+	while ((rc = backend_tcp.open(r->tcp_run, cfg, client, &tcp_conn, err)) < 0 &&
+	       errno == EINTR && ++tries < CONNECT_TRIES)
+		;
+	if (rc < 0)
 		return -1;
 	struct wire_stream *ws = tcp_conn;
 	snprintf(c->peer, sizeof(c->peer), "uring %s", ws->peer);
