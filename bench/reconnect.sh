@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# reconnect.sh: `tbench -b tcp --reconnect 1` (a new connection for every
+# exchange, timed as Connect) against a bare connect/exchange/close loop of
+# the same requests (bench/bench_crr.c), both client processes against our
+# tbench_srv (a process per connection) on 127.0.0.1:7003. Every run is in a
+# network namespace of its own with a fresh server, so no run inherits
+# another's TIME_WAIT sockets. Target: tbench at 0.95 of the bare loop or
+# more, in connections per second.
+#
+# Repetitions interleaved, the order of each pair reversed every other one;
+# the 1-minute load average is recorded before every run. Writes
+# OUT/bench-reconnect.csv (every run) and OUT/bench-reconnect.md (medians,
+# ratios, client CPU and switches per connection), then
+# OUT/bench-reconnect-notes.md if it exists (the reading). Run as root from
+# the build directory (after `make tbench tbench_srv bench/bench_crr`),
+# under the machine's benchmark lock if it has one. Environment: LOADFILE
+# (dbench's client.txt, else ours), CLIENTS (1,2,8,32,64), REPS (5),
+# WARMUP (1), SECS (3), OUT (the source tree's results/), TABLE_ONLY (1: the
+# table again from the CSV, nothing measured).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+srcdir=$(dirname "$here")
+loadfile=${LOADFILE:-/usr/share/dbench/client.txt}
+[[ -r $loadfile ]] || loadfile=$srcdir/loadfiles/default.txt
+clients=${CLIENTS:-1,2,8,32,64}
+reps=${REPS:-5}
+warmup=${WARMUP:-1}
+secs=${SECS:-3}
+out=${OUT:-$srcdir/results}
+csv=$out/bench-reconnect.csv
+port=7003
+
+die() {
+	echo "reconnect.sh: $*" >&2
+	exit 2
+}
+
+# In a new network namespace: a tbench_srv of its own, then one run of
+# VARIANT with N clients; prints "conn_per_sec cpu_us_per_conn switches_per_conn".
+# Global, for the trap: the server, and its output, away from the caller's pipe.
+srv="" tmp=""
+in_netns() {
+	local variant=$1 n=$2 i
+	tmp=$(mktemp -d)
+	trap 'if [[ -n $srv ]]; then kill "$srv"; wait "$srv" || true; fi; rm -rf "$tmp"' EXIT
+	ip link set lo up
+	./tbench_srv -q --listen 127.0.0.1 --port "$port" >"$tmp/srv.log" 2>&1 &
+	srv=$!
+	for ((i = 0; ; i++)); do
+		ss -Hltn "sport = :$port" | grep -q . && break
+		((i < 200)) || die "tbench_srv did not listen within 10 s: $(cat "$tmp/srv.log")"
+		sleep 0.05
+	done
+	case $variant in
+	bare)
+		./bench/bench_crr "$loadfile" "$n" "$warmup" "$secs" 127.0.0.1 "$port" |
+			awk -F, '{ print $4, $5, $6 }' ;;
+	tbench)
+		./tbench -b tcp --reconnect 1 -q -t "$secs" --warmup "$warmup" -c "$loadfile" \
+			--json "$tmp/run.json" "$n" 127.0.0.1 >/dev/null
+		jq -r '([.operations[] | select(.name == "Connect") | .count] | add) as $conns |
+			.cost.per_operation.clients as $c | (.cost.operations / $conns) as $k |
+			"\($conns / .result.execute_s) \(($c.cpu_user_us + $c.cpu_system_us) * $k)" +
+			" \(($c.voluntary_switches + $c.involuntary_switches) * $k)"' "$tmp/run.json" ;;
+	esac
+}
+
+# CSV rows clients,rep,variant,conn_per_sec,client_cpu_us_per_conn,client_switches_per_conn,load1
+measure() {
+	local rep n v pair counts load fig
+	IFS=, read -r -a counts <<<"$clients"
+	for ((rep = 0; rep < reps; rep++)); do
+		for n in "${counts[@]}"; do
+			pair=(bare tbench)
+			if ((rep % 2)); then pair=(tbench bare); fi
+			for v in "${pair[@]}"; do
+				load=$(cut -d' ' -f1 /proc/loadavg)
+				fig=$(unshare -n "$0" --in-netns "$v" "$n") || fig="-1 -1 -1"
+				echo "$n,$rep,$v,${fig// /,},$load"
+			done
+		done
+	done
+}
+
+# Per client count: medians of each variant, tbench/bare, the target.
+table() {
+	printf '| clients | bare conn/s | tbench conn/s | tbench/bare | target 0.95 | client CPU µs/conn bare, tbench | client switches/conn bare, tbench | load avg (1 min) |\n'
+	printf '|---:|---:|---:|---:|:--|---:|---:|---:|\n'
+	awk -F, "$(cat "$here/median.awk")"'
+		NR > 1 && $4 > 0 {
+			k = $1 "," $3
+			rate[k] = rate[k] " " $4; cpu[k] = cpu[k] " " $5; sw[k] = sw[k] " " $6
+			seen[$1] = 1
+			if (!($1 in lo) || $7 < lo[$1]) lo[$1] = $7
+			if (!($1 in hi) || $7 > hi[$1]) hi[$1] = $7
+		}
+		END {
+			for (c = 1; c <= 4096; c++) if (c in seen) {
+				b = median(rate[c ",bare"]); t = median(rate[c ",tbench"])
+				printf "| %d | %.0f | %.0f | %.3f | %s | %.1f, %.1f | %.2f, %.2f | %.2f-%.2f |\n",
+					c, b, t, t / b, ((t / b >= 0.95) ? "met" : "missed"),
+					median(cpu[c ",bare"]), median(cpu[c ",tbench"]),
+					median(sw[c ",bare"]), median(sw[c ",tbench"]), lo[c], hi[c]
+			}
+		}' "$csv"
+}
+
+if [[ ${1:-} == --in-netns ]]; then
+	in_netns "$2" "$3"
+	exit
+fi
+if [[ ${TABLE_ONLY:-0} != 1 ]]; then
+	[[ $(id -u) -eq 0 ]] || die "needs root: every run is in a network namespace of its own (unshare -n)"
+	[[ -x ./tbench && -x ./tbench_srv ]] || die "./tbench or ./tbench_srv missing: run make here"
+	[[ -x ./bench/bench_crr ]] || die "./bench/bench_crr missing: run 'make bench/bench_crr' here"
+	command -v jq >/dev/null || die "needs jq"
+fi
+mkdir -p "$out"
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+if [[ ${TABLE_ONLY:-0} == 1 ]]; then
+	[[ -r $csv ]] || die "TABLE_ONLY: $csv is missing"
+	started="(the CSV's runs ended $(date -u -r "$csv" '+%Y-%m-%d %H:%M UTC'))"
+	load_before="(see the CSV)"
+else
+	echo 'clients,rep,variant,conn_per_sec,client_cpu_us_per_conn,client_switches_per_conn,load1' >"$csv"
+	measure | tee -a "$csv"
+fi
+{
+	printf '# tbench -b tcp --reconnect 1 against a bare connect/exchange/close loop\n\n'
+	printf 'Started %s on %s (%s CPUs, %s, Linux %s); loadfile %s; %s reps of %s s after %s s of warm-up, interleaved; client processes; our tbench_srv (a process per connection) on 127.0.0.1:%s, a fresh one in a network namespace of its own for every run. Load average (1, 5, 15 min) at the start: %s; at the end: %s.\n' \
+		"$started" "$(uname -n)" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
+		"$(uname -r)" "$loadfile" "$reps" "$secs" "$warmup" "$port" "$load_before" \
+		"$(if [[ ${TABLE_ONLY:-0} == 1 ]]; then echo '(see the CSV)'; else cut -d' ' -f1-3 /proc/loadavg; fi)"
+	# shellcheck disable=SC2016  # the backticks are Markdown
+	printf '\nCommand, in the build directory: `flock /work/notes/bench.lock env CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/reconnect.sh`. Medians of the reps; conn/s: connections (each with one exchange) per second of the measured window; client CPU and switches per connection: of the client processes only (tbench: its --json cost figures; bare: getrusage), the server being the same for both.\n\n' \
+		"$clients" "$reps" "$warmup" "$secs"
+	table
+} >"$out/bench-reconnect.md"
+if [[ -r $out/bench-reconnect-notes.md ]]; then
+	printf '\n' >>"$out/bench-reconnect.md"
+	cat "$out/bench-reconnect-notes.md" >>"$out/bench-reconnect.md"
+fi
+cat "$out/bench-reconnect.md"
