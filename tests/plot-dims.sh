@@ -118,6 +118,20 @@ older() {
 		ok "older runs.csv: one line per backend" || not_ok "older titles: $(titles "$keep/throughput.gp")"
 }
 
+# A sweep that left the offload alone ("-"): the decomposition has one tcp
+# level, and says which point of a level it took where mtu and placement vary.
+decomposition() {
+	local dec="$TL_TMP/dec" keep="$TL_TMP/keep-dec"
+	mkdir -p "$dec"
+	awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+		{ $c["cost_cpu_us"] = 2e6 / $c["ops_per_sec"]; $c["wall_us_per_op"] = $c["clients"] * 1e6 / $c["ops_per_sec"]
+		  if ($c["offload"] == "on") $c["offload"] = "-"; print }' "$sweep/runs.csv" >"$dec/runs.csv"
+	expect_exit 0 "tbench-plot of a sweep with cost figures, offload not varied" "$PLOT" --keep-data "$keep" "$dec"
+	[ -s "$dec/decomposition.png" ] && [ "$(cut -f2 "$keep/lcpu.list" | paste -sd,)" = harness,copy_wakeup,tcp-pipe ] &&
+		ok "decomposition: nop, pipe, then tcp" || not_ok "decomposition layers: $(cat "$keep/lcpu.list" 2>&1)"
+	check "and says which points it took" grep -q 'Where mtu, placement vary, each level is its first point' "$keep/decomposition.gp"
+}
+
 compared() {
 	local b="$TL_TMP/b" c="$TL_TMP/c"
 	mkdir -p "$b" "$c"
@@ -148,5 +162,6 @@ compared() {
 plain
 faceted
 older
+decomposition
 compared
 tl_done
