@@ -21,6 +21,12 @@ NET_ADDR_SRV=10.199.0.1
 NET_ADDR_CLI=10.199.0.2
 NET_ADDR6_SRV=fd00:7462:6e63::1   # a unique local prefix, private to the pair too
 NET_ADDR6_CLI=fd00:7462:6e63::2
+# MPTCP's second path (net_mptcp_paths): a second veth pair.
+NET_VETH2_SRV=veth-srv2
+NET_VETH2_CLI=veth-cli2
+NET_ADDR2_SRV=10.199.1.1
+NET_ADDR2_CLI=10.199.1.2
+NET_SRV_PORT=7003
 NET_SRV_PORT=7003
 # Not a name ip netns allows: a new namespace for one command, as each
 # run of tbench --netns has (a user namespace too when not root).
@@ -128,6 +134,33 @@ net_start_veth() { # MTU SRV-LOG TBENCH_SRV [SRV-ARGS...]
 	ip -n "$NET_NS_SRV" link set "$NET_VETH_SRV" up
 	ip -n "$NET_NS_CLI" link set "$NET_VETH_CLI" up
 	net_start_server "$@" || die "$NET_SRV_ERROR"
+}
+
+# --veth for mptcp: a second veth pair between the namespaces, and an MPTCP
+# endpoint on the client's end of it that opens a second subflow of every
+# MPTCP connection from there (ip mptcp limits in both namespaces let them
+# open and accept it). A rule routes what leaves from that address over the
+# second pair, to the server's usual address: plain TCP never takes it.
+# Status 1, saying why on stderr, when ip or the kernel cannot.
+net_mptcp_paths() { # MTU
+	local err
+	if err="$({
+		ip link add "$NET_VETH2_SRV" netns "$NET_NS_SRV" mtu "$1" type veth \
+			peer name "$NET_VETH2_CLI" netns "$NET_NS_CLI" mtu "$1" &&
+			ip -n "$NET_NS_SRV" addr add "$NET_ADDR2_SRV/30" dev "$NET_VETH2_SRV" &&
+			ip -n "$NET_NS_CLI" addr add "$NET_ADDR2_CLI/30" dev "$NET_VETH2_CLI" &&
+			ip -n "$NET_NS_SRV" link set "$NET_VETH2_SRV" up &&
+			ip -n "$NET_NS_CLI" link set "$NET_VETH2_CLI" up &&
+			ip -n "$NET_NS_CLI" rule add from "$NET_ADDR2_CLI" table 7003 &&
+			ip -n "$NET_NS_CLI" route add "${NET_ADDR_SRV%.*}.0/30" dev "$NET_VETH2_CLI" table 7003 &&
+			ip -n "$NET_NS_SRV" mptcp limits set subflows 2 add_addr_accepted 2 &&
+			ip -n "$NET_NS_CLI" mptcp limits set subflows 2 add_addr_accepted 2 &&
+			ip -n "$NET_NS_CLI" mptcp endpoint add "$NET_ADDR2_CLI" dev "$NET_VETH2_CLI" subflow
+	} 2>&1)"; then
+		return 0
+	fi
+	echo "MPTCP's second path over a second veth pair: ${err:-failed}" >&2
+	return 1
 }
 
 # Makes --veth's tbench_srv the one with these extra arguments, restarting
@@ -269,6 +302,7 @@ net_route() { # MODE NET(0|1) BACKEND DEV SERVER
 	fi
 	case "$1:$3" in
 	veth:tcp) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV" ;;
+	veth:mptcp) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV $NET_NS_CLI:$NET_VETH2_CLI $NET_NS_SRV:$NET_VETH2_SRV" ;;
 	dev:tcp) echo "|$5|:$4" ;;
 	veth:*) echo "$NET_NS_CLI||$NET_NS_CLI:lo" ;;
 	*) echo "$NET_NS||$NET_NS:lo" ;;

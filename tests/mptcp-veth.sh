@@ -1,0 +1,65 @@
+#!/bin/bash
+# MPTCP on the sweep's --veth set-up (scripts/lib/netns.sh): tbench -b
+# mptcp in the client namespace against tbench_srv --mptcp across the veth
+# pair. First as net_start_veth leaves it: one subflow a connection. Then
+# with net_mptcp_paths: more subflows than connections in tbench's counts,
+# MP_JOINs in both namespaces' MPTcpExt counters, and bytes on the second
+# pair. Needs root, network namespaces and MPTCP; skipped (77), saying
+# why, without.
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+BUILD="$(cd "${top_builddir:-.}" && pwd)"
+TINY="$SRCDIR/loadfiles/tiny.txt"
+PROG=mptcp-veth.sh
+# shellcheck source=scripts/lib/common.sh
+. "$SRCDIR/scripts/lib/common.sh"
+# shellcheck source=scripts/lib/netns.sh
+. "$SRCDIR/scripts/lib/netns.sh"
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# An MPTcpExt counter of a namespace (/proc/net/netstat: a line of names, a line of values).
+mptcp_counter() { # NS NAME
+	ip netns exec "$1" cat /proc/net/netstat |
+		awk -v name="$2" '$1 == "MPTcpExt:" { if (!n) { for (i = 2; i <= NF; i++) col[$i] = i; n = 1 } else v = $col[name] }
+			END { print v + 0 }'
+}
+
+# A timed run (subflows join after the connection is made) into FILE.
+run_mptcp() { # WHAT FILE
+	expect_exit 0 "$1" ip netns exec "$NET_NS_CLI" "$BUILD/tbench" -b mptcp 2 -t 2 --warmup 1 -q \
+		-c "$TINY" --json "$2" "$NET_ADDR_SRV"
+}
+
+{ [ -x "$BUILD/tbench" ] && [ -x "$BUILD/tbench_srv" ]; } || skip "build tbench and tbench_srv first"
+[ "$(id -u)" -eq 0 ] || skip "needs root: the veth set-up makes network namespaces"
+{ command -v ip >/dev/null && command -v jq >/dev/null; } || skip "needs ip (iproute2) and jq"
+ip netns add "tbprobe-$$" 2>/dev/null || skip "ip netns add failed: no network namespaces here"
+ip netns del "tbprobe-$$"
+[ "$(sysctl -n net.mptcp.enabled 2>/dev/null || echo 0)" = 1 ] || skip "no MPTCP here (net.mptcp.enabled)"
+
+trap 'net_cleanup ""; rm -rf "$TL_TMP"' EXIT
+net_start_veth 1500 "$TL_TMP/srv.log" "$BUILD/tbench_srv" --mptcp
+
+run_mptcp "mptcp across the veth pair, one path" "$TL_TMP/one.json"
+check "one path: MPTCP used, one subflow a connection" jq -e '.backend_counters |
+	.mptcp_connections > 0 and .subflows == .mptcp_connections' "$TL_TMP/one.json"
+
+net_mptcp_paths 1500 || skip "net_mptcp_paths could not set up the second path (above)"
+run_mptcp "mptcp across the veth pair, two paths" "$TL_TMP/two.json"
+jq -c .backend_counters "$TL_TMP/two.json"
+check "two paths: more subflows than connections" jq -e '.backend_counters |
+	.mptcp_connections > 0 and .subflows > .mptcp_connections' "$TL_TMP/two.json"
+joins_cli="$(mptcp_counter "$NET_NS_CLI" MPJoinSynAckRx)"
+joins_srv="$(mptcp_counter "$NET_NS_SRV" MPJoinAckRx)"
+echo "# MPJoinSynAckRx (client) $joins_cli, MPJoinAckRx (server) $joins_srv"
+check "the client's MP_JOINs were answered" [ "$joins_cli" -gt 0 ]
+check "the server accepted MP_JOINs" [ "$joins_srv" -gt 0 ]
+bytes="$(ip -n "$NET_NS_CLI" -s -j link show "$NET_VETH2_CLI" | jq '.[0].stats64.tx.bytes')"
+echo "# bytes sent over $NET_VETH2_CLI: $bytes"
+check "the second pair carried requests" [ "$bytes" -gt 100000 ]
+tl_done
