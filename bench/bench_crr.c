@@ -41,7 +41,6 @@ struct shared {
 	struct counts {
 		_Alignas(64) uint64_t conns;
 		double cpu_us, switches;      /* over the measured window */
-		int failed;
 	} client[];
 };
 
@@ -105,7 +104,6 @@ static _Noreturn void client(struct shared *sh, unsigned id, const struct loadfi
 				continue;
 			if (crr_once(ai, req, op_send_bytes(op, extra), op->recv) < 0) {
 				perror("bench_crr: connect, exchange, close");
-				me->failed = 1;
 				_exit(1);
 			}
 			int now = atomic_load_explicit(&sh->phase, memory_order_relaxed);
