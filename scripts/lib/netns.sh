@@ -43,6 +43,7 @@ in_ns() { # NS CMD... ("" = the host's namespace)
 	shift
 	case "$ns" in
 	"") "$@" ;;
+	@*) remote_run "${ns#@}" "$@" ;;   # a device of another host (remote.sh): "@HOST"
 	"$NET_NS_NEW")
 		if [ "$(id -u)" -eq 0 ]; then unshare --net "$@"; else unshare --user --map-root-user --net "$@"; fi ;;
 	*) ip netns exec "$ns" "$@" ;;
@@ -304,6 +305,7 @@ net_route() { # MODE NET(0|1) BACKEND DEV SERVER
 	veth:tcp) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV" ;;
 	veth:mptcp) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV $NET_NS_CLI:$NET_VETH2_CLI $NET_NS_SRV:$NET_VETH2_SRV" ;;
 	dev:tcp) echo "|$5|:$4" ;;
+	remote:tcp | remote:tcp-zc | remote:mptcp | remote:uring) echo "|$5|$REMOTE_DEVS" ;;
 	veth:*) echo "$NET_NS_CLI||$NET_NS_CLI:lo" ;;
 	*) echo "$NET_NS||$NET_NS:lo" ;;
 	esac

@@ -1,0 +1,340 @@
+#!/bin/bash
+# tbench-sweep across hosts, for real: four network namespaces on a bridge
+# (ctl, where the sweep runs; srv, c1 and c2, each running a real sshd with
+# a host key and a user key made here), reached with
+# --ssh "ssh -F <generated config>". A remote-server sweep, a sweep from two
+# client hosts merged into one point (programs copied with --push), a client
+# host that fails, one that cannot be reached, a sweep killed with -9 and a
+# dropped ssh connection; after each, srv's device has its offloads and MTU
+# back and no tbench, tbench_srv or guard is left. Needs root, ip netns,
+# openssh-server and -client; skipped (77) without them.
+# ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
+# shellcheck disable=SC2015
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, sshd)"
+for p in ip ethtool jq ssh ssh-keygen ss; do
+	command -v "$p" >/dev/null || skip "$p not installed (apt-get install iproute2 ethtool jq openssh-client)"
+done
+[ -x /usr/sbin/sshd ] || skip "no /usr/sbin/sshd (apt-get install openssh-server)"
+
+SWEEP="$SRCDIR/scripts/tbench-sweep"
+TBENCH="$(cd "$(dirname "$TBENCH")" && pwd)/$(basename "$TBENCH")"
+BUILD="$(dirname "$TBENCH")"
+STATS="$BUILD/tbench-stats"
+export TBENCH TBENCH_STATS="$STATS" TBENCH_SRV="$BUILD/tbench_srv"
+# A guard that loses its heartbeat restores its host after this long.
+export TBENCH_GUARD_TIMEOUT=10
+LOAD="$SRCDIR/loadfiles/tiny.txt"
+NS="tbcl$$"
+NET=10.213.0
+HOSTS=(srv c1 c2)
+declare -A ADDR=([srv]=$NET.2 [c1]=$NET.3 [c2]=$NET.4)
+MADE_RUN_SSHD=0
+SSHD_PIDS=()
+
+in_ns() { local h="$1"; shift; ip netns exec "$NS-$h" "$@"; }
+
+teardown() {
+	local pid h
+	for pid in "${SSHD_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+	for pid in "${SSHD_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+	for h in ctl "${HOSTS[@]}"; do
+		for pid in $(ip netns pids "$NS-$h" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+		ip netns del "$NS-$h" 2>/dev/null || true
+	done
+	[ "$MADE_RUN_SSHD" -eq 0 ] || rmdir /run/sshd 2>/dev/null || true
+	rm -rf "$TL_TMP"
+}
+trap teardown EXIT
+
+# ---- the cluster ---------------------------------------------------------------
+
+make_cluster() {
+	local h i=0
+	ip netns add "$NS-ctl" 2>"$TL_TMP/err" || skip "cannot create a network namespace: $(cat "$TL_TMP/err")"
+	in_ns ctl ip link set lo up
+	in_ns ctl ip link add br0 type bridge 2>"$TL_TMP/err" || skip "no bridge device: $(cat "$TL_TMP/err")"
+	in_ns ctl ip addr add "$NET.1/24" dev br0
+	in_ns ctl ip link set br0 up
+	for h in "${HOSTS[@]}"; do
+		i=$((i + 1))
+		ip netns add "$NS-$h"
+		in_ns "$h" ip link set lo up
+		ip link add eth0 netns "$NS-$h" type veth peer name "v$i" netns "$NS-ctl"
+		in_ns ctl ip link set "v$i" master br0 up
+		in_ns "$h" ip addr add "${ADDR[$h]}/24" dev eth0
+		in_ns "$h" ip link set eth0 up
+	done
+}
+
+# Keys, configurations and an sshd in each host's namespace.
+start_sshds() {
+	local h _
+	ssh-keygen -q -t ed25519 -N '' -C tbench-cluster-host -f "$TL_TMP/hostkey"
+	ssh-keygen -q -t ed25519 -N '' -C tbench-cluster-user -f "$TL_TMP/id"
+	cp "$TL_TMP/id.pub" "$TL_TMP/authorized_keys"
+	# sshd insists on its privilege separation directory; made here only if missing.
+	if [ ! -d /run/sshd ]; then mkdir -m 755 /run/sshd && MADE_RUN_SSHD=1; fi
+	{
+		for h in "${HOSTS[@]}"; do printf 'Host %s\n  HostName %s\n' "$h" "${ADDR[$h]}"; done
+		printf 'Host c3\n  HostName %s\n' "$NET.9"   # nobody there
+		cat <<EOF
+Host *
+  User root
+  IdentityFile $TL_TMP/id
+  IdentitiesOnly yes
+  UserKnownHostsFile $TL_TMP/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  BatchMode yes
+  ConnectTimeout 5
+  LogLevel ERROR
+EOF
+	} >"$TL_TMP/ssh_config"
+	echo "$NET.2,$NET.3,$NET.4,$NET.9 $(cut -d' ' -f1,2 "$TL_TMP/hostkey.pub")" >"$TL_TMP/known_hosts"
+	for h in "${HOSTS[@]}"; do
+		cat >"$TL_TMP/sshd-$h.conf" <<EOF
+ListenAddress ${ADDR[$h]}
+Port 22
+HostKey $TL_TMP/hostkey
+PidFile $TL_TMP/sshd-$h.pid
+AuthorizedKeysFile $TL_TMP/authorized_keys
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+MaxStartups 100
+MaxSessions 100
+SetEnv PATH=$BUILD:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+EOF
+		in_ns "$h" /usr/sbin/sshd -D -e -f "$TL_TMP/sshd-$h.conf" 2>"$TL_TMP/sshd-$h.log" &
+		SSHD_PIDS+=("$!")
+	done
+	for h in "${HOSTS[@]}"; do
+		for _ in $(seq 100); do
+			! in_ns "$h" ss -Hltn "sport = :22" | grep -q . || break
+			sleep 0.1
+		done
+		if in_ns ctl ssh -F "$TL_TMP/ssh_config" "$h" true </dev/null 2>"$TL_TMP/err"; then
+			ok "ssh to $h in its namespace"
+		else
+			not_ok "ssh to $h: $(cat "$TL_TMP/err") (sshd: $(tail -n 2 "$TL_TMP/sshd-$h.log"))"
+			tl_done || exit 1
+		fi
+	done
+}
+
+# ---- what each check looks at ------------------------------------------------------
+
+srv_device() { # the offloads and MTU of srv's eth0
+	in_ns srv ethtool -k eth0
+	in_ns srv cat /sys/class/net/eth0/mtu
+}
+
+# Every process in the hosts' namespaces but their sshd: none should be left.
+leftovers() {
+	local h pid comm
+	for h in "${HOSTS[@]}"; do
+		for pid in $(ip netns pids "$NS-$h" 2>/dev/null); do
+			comm="$(cat "/proc/$pid/comm" 2>/dev/null || true)"
+			[ -z "$comm" ] || [ "$comm" = sshd ] || [[ "$comm" == sshd-* ]] || echo "$h: $pid $comm"
+		done
+	done
+}
+
+# The first process called NAME in HOST's namespace whose command line has WORD.
+ns_pid() { # HOST NAME WORD
+	local pid
+	for pid in $(ip netns pids "$NS-$1" 2>/dev/null); do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || continue
+		! tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q -- "$3" || { echo "$pid"; return; }
+	done
+}
+
+# The guards' directories of sweep OUT (from their logs) that still exist.
+guard_dirs_left() { # OUT
+	local d
+	while IFS= read -r d; do [ ! -e "$d" ] || echo "$d"; done < <(sed -n 's/^dir //p' "$1"/runs/guard-*.log 2>/dev/null)
+}
+
+# After a sweep into OUT: srv restored, nothing left running, no guard dir.
+check_restored() { # WHAT OUT
+	local left _
+	# A guard whose heartbeat stopped restores within TBENCH_GUARD_TIMEOUT.
+	for _ in $(seq 150); do
+		[ "$(srv_device)" != "$DEVICE_BEFORE" ] || [ -n "$(leftovers)" ] || break
+		sleep 0.2
+	done
+	[ "$(srv_device)" = "$DEVICE_BEFORE" ] && ok "$1: srv's eth0 has its offloads and MTU back" ||
+		not_ok "$1: srv's eth0 is not as before: $(diff <(echo "$DEVICE_BEFORE") <(srv_device) | grep '^[<>]' | paste -sd' ')"
+	left="$(leftovers)"
+	[ -z "$left" ] && ok "$1: no tbench, tbench_srv or guard left on the hosts" ||
+		not_ok "$1: left running: $(echo "$left" | paste -sd' ')"
+	left="$(guard_dirs_left "$2")"
+	[ -z "$left" ] && ok "$1: the guards removed their directories" || not_ok "$1: left: $left"
+}
+
+sweep() { # OUT ARGS...: the sweep in ctl, output in OUT.out and OUT.err
+	local out="$1"
+	shift
+	in_ns ctl "$SWEEP" --ssh "ssh -F $TL_TMP/ssh_config" --out "$out" -q --backends tcp --reps 1 \
+		-t 2 --warmup 0 "$@" -- -c "$LOAD" >"$out.out" 2>"$out.err" </dev/null
+}
+
+cols() { "$STATS" select --columns "$2" --tsv "$1/runs.csv"; }
+
+# ---- the sweeps --------------------------------------------------------------------------
+
+remote_server() {
+	local out="$TL_TMP/server" rc=0 read_cols
+	sweep "$out" --server-host srv --server-dev eth0 --clients 1,2 --offload on,off || rc=$?
+	[ "$rc" -eq 0 ] && ok "remote-server sweep (exit 0)" ||
+		{ not_ok "remote-server sweep: exit $rc"; sed 's/^/    /' "$out.err" | tail -n 8; }
+	[ "$(cols "$out" status | sort | uniq -c | awk '{ print $1 $2 }')" = 4ok ] &&
+		ok "remote server: 4 runs, all ok" || not_ok "remote server: runs $(cols "$out" status | paste -sd,)"
+	# The read-back offloads: columns tso_read, gso_read where the knob columns are tso, gso.
+	read_cols=tso,gso
+	! head -n 1 "$out/runs.csv" | grep -q ',tso_read,' || read_cols=tso_read,gso_read
+	[ "$(cols "$out" "offload,$read_cols" | sort -u | paste -sd' ')" = "off	off	off on	on	on" ] &&
+		ok "remote server: srv's eth0 read back as each run asked" ||
+		not_ok "remote server: offload, $read_cols read back: $(cols "$out" "offload,$read_cols" | paste -sd' ')"
+	[ "$(jq -r '.remote_hosts[0] | "\(.role) \(.ssh_host) \(.device.device) \(.kernel != "") \(.device.offload_flags_at_start | has("tcp-segmentation-offload"))"' "$out/meta.json")" = \
+		"server srv eth0 true true" ] && ok "remote server: srv's kernel and offloads in meta.json" ||
+		not_ok "remote server: meta.json remote_hosts: $(jq -c .remote_hosts "$out/meta.json")"
+	grep -q "srv: using $BUILD/tbench_srv " "$out.err" && ok "remote server: srv's own tbench_srv, from its PATH" ||
+		not_ok "remote server: which tbench_srv: $(grep 'srv: using' "$out.err")"
+	check_restored "remote server" "$out"
+}
+
+client_hosts() {
+	local out="$TL_TMP/clients" rc=0 json ids
+	sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c2 --push --clients 1,2 --offload on \
+		--start-lead 15 ||
+		rc=$?
+	[ "$rc" -eq 0 ] && ok "two client hosts (exit 0)" ||
+		{ not_ok "two client hosts: exit $rc"; sed 's/^/    /' "$out.err" | tail -n 8; }
+	[ "$(cols "$out" status | paste -sd,)" = ok,ok ] && ok "two client hosts: both points ok" ||
+		not_ok "two client hosts: $(cols "$out" status,error | paste -sd' ')"
+	for json in "$out"/runs/tcp_c2_*.json; do
+		case "$json" in *.c1.json | *.c2.json) continue ;; esac
+		[ "$(jq -r '[.hosts[].name] | join(",")' "$json")" = c1,c2 ] && [ "$(jq .settings.clients "$json")" = 4 ] &&
+			ok "client hosts: one point of c1 and c2, 4 clients" || not_ok "client hosts: $json: $(jq -c '[.hosts, .settings.clients]' "$json")"
+		jq -e --slurpfile a "${json%.json}.c1.json" --slurpfile b "${json%.json}.c2.json" \
+			'(.result.mb_per_sec - ($a[0].result.mb_per_sec + $b[0].result.mb_per_sec) | fabs) < 0.00001
+			 and .result.latency.count == ($a[0].result.latency.count + $b[0].result.latency.count)
+			 and .result.ops == ($a[0].result.ops + $b[0].result.ops)' "$json" >/dev/null &&
+			ok "client hosts: MB/sec, operations and latency count are the hosts' sums" ||
+			not_ok "client hosts: merged figures are not the sums ($json)"
+		ids="$(jq -r '[.hosts[].start_at] | unique | length' "$json")"
+		[ "$ids" = 1 ] && [ "$(jq '.hosts[0].start_at' "$json")" != null ] &&
+			ok "client hosts: both started --start-at one instant" ||
+			not_ok "client hosts: start_at of the hosts: $(jq -c '[.hosts[].start_at]' "$json")"
+	done
+	grep -q 'c1: using /tmp/tbench-guard\.[^/]*/tbench ' "$out.err" &&
+		grep -q 'srv: using /tmp/tbench-guard\.[^/]*/tbench_srv ' "$out.err" &&
+		ok "--push: the hosts ran copies in their guards' directories" ||
+		not_ok "--push: $(grep ': using' "$out.err" | paste -sd' ')"
+	check_restored "client hosts" "$out"
+}
+
+# c2's tbench killed in the middle of the first run: that point fails,
+# naming c2; the next is ok.
+failing_host() {
+	local out="$TL_TMP/failing" pid="" _
+	sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c2 --push --clients 1,2 --offload on \
+		--start-lead 15 -t 6 &
+	for _ in $(seq 300); do
+		pid="$(ns_pid c2 tbench --start-at)"
+		[ -z "$pid" ] || break
+		sleep 0.1
+	done
+	sleep 2
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+	wait $! || true
+	[ "$(cols "$out" status | paste -sd,)" = failed,ok ] && ok "a failing client host fails its point only" ||
+		{ not_ok "failing host: $(cols "$out" status,error | paste -sd' ')"; sed 's/^/    /' "$out"/runs/guard-*.log; }
+	cols "$out" error | head -n 1 | grep -q 'client host c2: exit' &&
+		ok "the failed point names c2: $(cols "$out" error | head -n 1)" ||
+		not_ok "failing host: error is '$(cols "$out" error | head -n 1)'"
+	check_restored "failing host" "$out"
+}
+
+unreachable_host() {
+	local out="$TL_TMP/unreachable" rc=0
+	sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c3 --clients 1 --offload on || rc=$?
+	[ "$rc" -eq 1 ] && grep -q 'c3: its guard did not start' "$out.err" &&
+		ok "an unreachable client host stops the sweep, named (exit 1)" ||
+		not_ok "unreachable host: exit $rc: $(tail -n 2 "$out.err" | paste -sd' ')"
+	check_restored "unreachable host" "$out"
+}
+
+# The sweep killed with -9 mid-run: no clean-up of its own runs; the guards
+# restore srv when the heartbeat stops.
+killed_sweep() {
+	local out="$TL_TMP/killed" pid _
+	set -m
+	sweep "$out" --server-host srv --server-dev eth0 --clients 1 --offload off -t 30 &
+	pid=$!
+	set +m
+	for _ in $(seq 300); do
+		[ "$(in_ns srv ethtool -k eth0 | sed -n 's/^tcp-segmentation-offload: //p')" != off ] || break
+		sleep 0.1
+	done
+	sleep 1
+	# the whole process group: the sweep, its tbench and ssh processes
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	check_restored "sweep killed with -9" "$out"
+}
+
+# The guard's ssh connection goes silent (its ssh client stopped): srv is
+# restored when the guard's heartbeat times out, with the sweep still
+# running; its runs after that fail, saying so.
+dropped_connection() {
+	local out="$TL_TMP/dropped" sweep_pid guard="" _
+	# Runs longer than the guard's timeout: the one running when it restores fails.
+	sweep "$out" --server-host srv --server-dev eth0 --clients 1,2,4 --offload off -t "$((TBENCH_GUARD_TIMEOUT + 4))" &
+	sweep_pid=$!
+	for _ in $(seq 600); do
+		[ "$(grep -c . "$out/runs.csv" 2>/dev/null || echo 0)" -lt 2 ] || break
+		sleep 0.1
+	done
+	# The guard's ssh: its last words are the guard's name and arguments.
+	guard="$(pgrep -f "^ssh -F $TL_TMP/ssh_config srv .*'tbench-guard' 'eth0'" | head -n 1 || true)"
+	[ -n "$guard" ] && kill -STOP "$guard" && ok "dropped connection: the guard's ssh stopped after the first run" ||
+		not_ok "dropped connection: no guard ssh found (runs: $(cols "$out" status 2>/dev/null | paste -sd,))"
+	check_restored "dropped ssh connection (sweep still running)" "$out"
+	[ -z "$guard" ] || kill -CONT "$guard" 2>/dev/null || true
+	wait "$sweep_pid" || true
+	cols "$out" status | grep -q failed &&
+		ok "dropped connection: a run after it failed: $(cols "$out" error | grep . | tail -n 1 | cut -c1-120)" ||
+		not_ok "dropped connection: runs: $(cols "$out" status,error | paste -sd' ')"
+	check_restored "dropped ssh connection (sweep ended)" "$out"
+}
+
+make_cluster
+start_sshds
+DEVICE_BEFORE="$(srv_device)"
+remote_server
+if "$TBENCH" --help 2>&1 | grep -q -- --start-at; then
+	client_hosts
+	failing_host
+else
+	echo "# skipped: two client hosts and a failing one: $TBENCH has no --start-at yet"
+fi
+unreachable_host
+killed_sweep
+dropped_connection
+teardown
+trap - EXIT
+left="$(ip netns list 2>/dev/null | grep -c "^$NS-" || true)"
+[ "$left" -eq 0 ] && ok "no namespace left" || not_ok "$left namespaces left"
+pgrep -f "$TL_TMP" >/dev/null && not_ok "processes of the test left: $(pgrep -af "$TL_TMP")" ||
+	ok "no sshd or other process of the test left"
+tl_done
