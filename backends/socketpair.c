@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "companion.h"
+#include "sockopt.h"
 #include "wire.h"
 
 struct sp_conn {
@@ -91,10 +92,18 @@ static void sp_close(void *conn)
 	free(c);
 }
 
+static void sp_socket_info(void *conn, struct socket_readback *out)
+{
+	const struct sp_conn *c = conn;
+
+	sockopt_read_back(c->fd, out);
+}
+
 const struct backend backend_socketpair = {
 	.name = "socketpair",
 	.summary = "an AF_UNIX socketpair per client to its own server thread/process",
 	.open = sp_open,
 	.exchange = sp_exchange,
 	.close = sp_close,
+	.socket_info = sp_socket_info,
 };

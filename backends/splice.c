@@ -71,6 +71,7 @@
 
 #include "backend.h"
 #include "companion.h"
+#include "sockopt.h"
 #include "wire.h"
 
 /* 18 pipe buffers hold a largest frame (a header page and 17 body pages);
@@ -433,6 +434,13 @@ static void splice_close(void *conn)
 	conn_free(c);
 }
 
+static void splice_socket_info(void *conn, struct socket_readback *out)
+{
+	const struct splice_conn *c = conn;
+
+	sockopt_read_back(c->client.sock, out);
+}
+
 const struct backend backend_splice = {
 	.name = "splice",
 	.summary = "loopback TCP per client, bodies moved with splice/vmsplice: no user-space copies",
@@ -440,4 +448,5 @@ const struct backend backend_splice = {
 	.open = splice_open,
 	.exchange = splice_exchange,
 	.close = splice_close,
+	.socket_info = splice_socket_info,
 };

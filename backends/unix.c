@@ -154,6 +154,13 @@ static int unix_open(void *run, const struct backend_config *cfg, unsigned clien
 	return 0;
 }
 
+static void unix_socket_info(void *conn, struct socket_readback *out)
+{
+	const struct wire_stream *c = conn;
+
+	sockopt_read_back(c->fd, out);
+}
+
 const struct backend backend_unix = {
 	.name = "unix",
 	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
@@ -164,4 +171,5 @@ const struct backend backend_unix = {
 	.exchange = wire_stream_exchange,
 	.close = wire_stream_close,
 	.stop = unix_stop,
+	.socket_info = unix_socket_info,
 };

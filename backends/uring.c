@@ -559,12 +559,36 @@ static void serve(void *arg)
 
 /* A TCP connection over 127.0.0.1 between the client and its own server:
  * a listener on an ephemeral port for the time of one accept. */
-static int loopback_pair(const struct sockopts *o, int *cfd, int *sfd, struct errbuf *err)
+/* The loopback address of --family's family (IPv4 without it), port 0. */
+static socklen_t loopback_addr(int family, struct sockaddr_storage *ss, const char **name)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+		*a6 = (struct sockaddr_in6){ .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+		*name = "::1";
+		return sizeof(*a6);
+	}
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	*a4 = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	*name = "127.0.0.1";
+	return sizeof(*a4);
+}
+
+static unsigned addr_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
+					      : ((const struct sockaddr_in *)ss)->sin_port);
+}
+
+static int loopback_pair(int family, const struct sockopts *o, int *cfd, int *sfd,
+			 struct errbuf *err)
+{
+	struct sockaddr_storage a;
+	const char *host;
+	socklen_t len = loopback_addr(family, &a, &host);
 	struct errbuf why;
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int lfd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	*cfd = *sfd = -1;
 	if (lfd < 0)
@@ -572,20 +596,19 @@ static int loopback_pair(const struct sockopts *o, int *cfd, int *sfd, struct er
 	/* Buffer sizes before listen() and connect(): they set the window scale. */
 	if (sockopts_apply(lfd, o, &why) < 0 || bind(lfd, (struct sockaddr *)&a, len) < 0 ||
 	    listen(lfd, 1) < 0 || getsockname(lfd, (struct sockaddr *)&a, &len) < 0) {
-		err_errno(err, "uring: listening on 127.0.0.1 for its own server");
+		err_errno(err, "uring: listening on %s for its own server", host);
 		goto fail;
 	}
-	*cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	*cfd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (*cfd < 0 || sockopts_apply(*cfd, o, &why) < 0 ||
 	    connect(*cfd, (struct sockaddr *)&a, len) < 0) {
-		err_errno(err, "uring: connecting to its own server on 127.0.0.1 port %u",
-			  ntohs(a.sin_port));
+		err_errno(err, "uring: connecting to its own server on %s port %u", host,
+			  addr_port(&a));
 		goto fail;
 	}
 	*sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (*sfd < 0 || sockopts_apply(*sfd, o, &why) < 0) {
-		err_errno(err, "uring: accepting its own client on 127.0.0.1 port %u",
-			  ntohs(a.sin_port));
+		err_errno(err, "uring: accepting its own client on %s port %u", host, addr_port(&a));
 		goto fail;
 	}
 	close(lfd);
@@ -630,7 +653,7 @@ static int own_server(struct uring_run *r, const struct backend_config *cfg, uns
 	int fd;
 
 	snprintf(c->peer, sizeof(c->peer), "uring server %u", client);
-	if (loopback_pair(&r->sockopts, &fd, &c->server_fd, err) < 0)
+	if (loopback_pair(cfg->family, &r->sockopts, &fd, &c->server_fd, err) < 0)
 		return -1;
 	c->server = (struct companion){
 		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
@@ -743,6 +766,13 @@ static void uring_stop(void *run)
 	free(r);
 }
 
+static void uring_socket_info(void *conn, struct socket_readback *out)
+{
+	const struct uring_conn *c = conn;
+
+	sockopt_read_back(c->io.fd, out);
+}
+
 static int uring_start(const struct backend_config *cfg, void **run, struct errbuf *err)
 {
 	struct uring_run *r = calloc(1, sizeof(*r));
@@ -755,6 +785,12 @@ static int uring_start(const struct backend_config *cfg, void **run, struct errb
 		rc = backend_tcp.start(cfg, &r->tcp_run, err);
 	else
 		rc = sockopts_parse_tcp(spec, &r->sockopts, err);
+	/* A value the kernel refuses (TCP_CONGESTION=NAME) fails the run here, once. */
+	if (rc == 0 && !cfg->server &&
+	    sockopts_probe(cfg->family == AF_INET6 ? AF_INET6 : AF_INET, 0, &r->sockopts, err) < 0) {
+		struct errbuf why = *err;
+		rc = err_set(err, "uring: -T: %s", why.msg);
+	}
 	if (rc < 0) {
 		uring_stop(r);
 		return -1;
@@ -767,11 +803,12 @@ const struct backend backend_uring = {
 	.name = "uring",
 	.summary = "TCP through io_uring (send and receive linked) to tbench_srv at SERVER, "
 		   "or to io_uring servers of its own",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
 	.check = uring_check,
 	.start = uring_start,
 	.open = uring_open,
 	.exchange = uring_exchange,
 	.close = uring_close,
 	.stop = uring_stop,
+	.socket_info = uring_socket_info,
 };

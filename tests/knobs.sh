@@ -175,11 +175,22 @@ expect_exit 0 "a backend without a socket" "$TBENCH" -b pipe -c "$TINY" --run-on
 jq_ok "socket and family null, CPU lists null" \
 	'.socket == null and .settings.family == null and .settings.cpus == null and .settings.start_at == null' \
 	"$TMP/pipe.json" '.settings'
+expect_exit 0 "unix: the socket read back too" "$TBENCH" -b unix -c "$TINY" --run-once -q 1 -T SO_SNDBUF=65536 --json "$TMP/unix.json"
+jq_ok "unix: family unix, no congestion control, sndbuf as set" \
+	'.socket.family == "unix" and .socket.cc == null and .socket.nodelay == null and .socket.sndbuf == 131072 and .settings.family == null' \
+	"$TMP/unix.json" '.socket'
 
 # --- IPv6 -------------------------------------------------------------------------
 if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
 	expect_exit 0 "--family ipv6 with tbench's own server" "$TBENCH" -b tcp --family ipv6 -c "$TINY" --run-once -q 2 --json "$TMP/v6.json"
 	jq_ok "family ipv6, read back" '.settings.family == "ipv6" and .socket.family == "ipv6"' "$TMP/v6.json" '.socket'
+	if "$TBENCH" -b help | grep -q '^  uring '; then
+		expect_exit 0 "uring --family ipv6, its own servers on ::1" "$TBENCH" -b uring --family ipv6 -c "$TINY" --run-once -q 2 \
+			-T TCP_NODELAY,TCP_CONGESTION=reno --json "$TMP/u6.json"
+		jq_ok "uring: ipv6 and reno read back" '.socket.family == "ipv6" and .socket.cc == "reno"' "$TMP/u6.json" '.socket'
+	else
+		skip "no uring backend in this build (no liburing)"
+	fi
 	"$SRV" -p 0 -l ::1 >"$TMP/srv6.out" 2>"$TMP/srv6.err" &
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
