@@ -215,7 +215,7 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "server-cpus", 0, POPT_ARG_STRING, &o->knob_args.server_cpus, 0,
 		  "pin the server tbench brings for client i to the i-th CPU of LIST", "LIST" },
 		{ "family", 0, POPT_ARG_STRING, &o->knob_args.family, 0,
-		  "tcp, tcp-zc, mptcp: IPv4 or IPv6 (own server on 127.0.0.1 or ::1; SERVER's "
+		  "tcp, tcp-zc, mptcp, uring: IPv4 or IPv6 (own servers on 127.0.0.1 or ::1; SERVER's "
 		  "addresses of that family)", "ipv4|ipv6" },
 		{ "start-at", 0, POPT_ARG_STRING, &o->knob_args.start_at, 0,
 		  "set up, then start the warm-up at this instant (seconds since the epoch, "
