@@ -187,9 +187,9 @@ void row_upgrade_table(struct table *t)
 {
 	for (size_t i = 0; i < NCOLS; i++) {
 		const struct column *c = &columns[i];
-		size_t len = strlen(c->name) - strlen(READBACK_SUFFIX);
 		if (!(c->flags & COL_READBACK) || table_col(t, c->name) >= 0)
 			continue;
+		size_t len = strlen(c->name) - strlen(READBACK_SUFFIX);   /* the knob's name */
 		for (size_t k = 0; k < t->ncols; k++)
 			if (strlen(t->head[k]) == len && strncmp(t->head[k], c->name, len) == 0) {
 				free(t->head[k]);

@@ -534,25 +534,30 @@ static const struct {
 	{ "tcp:off", "tcp:on", "offload", "TSO/GSO on − off (tcp)" },
 };
 
+/* The index of the key called by the len characters of name, or keys.n. */
+static size_t key_named(const struct summary *s, const char *name, size_t len)
+{
+	size_t k = 0;
+	while (k < s->keys.n && (strlen(s->keys.v[k]) != len || strncmp(s->keys.v[k], name, len) != 0))
+		k++;
+	return k;
+}
+
 /* Whether p has the setting of a level: the whole of it as p's offload
  * ("tcp:off", "tcp:tso=on:gso=off"), else each of its ':'-separated
  * NAME=VALUE parts as p's dimension NAME ("tcp:mtu=1500:offload=on"); a
  * part without '=' is an offload. */
 static int has_setting(const struct summary *s, const struct point *p, const char *setting)
 {
-	size_t offload = 0;
-	while (offload < s->keys.n && strcmp(s->keys.v[offload], "offload") != 0)
-		offload++;
+	size_t offload = key_named(s, "offload", strlen("offload"));
 	if (offload < s->keys.n && strcmp(p->key[offload], setting) == 0)
 		return 1;
 	for (const char *part = setting; *part;) {
-		size_t len = strcspn(part, ":"), k;
+		size_t len = strcspn(part, ":");
 		const char *eq = memchr(part, '=', len);
-		const char *name = eq ? part : "offload", *value = eq ? eq + 1 : part;
-		size_t nlen = eq ? (size_t)(eq - part) : strlen("offload"), vlen = len - (size_t)(value - part);
-		for (k = 2; k < s->keys.n; k++)
-			if (strlen(s->keys.v[k]) == nlen && strncmp(s->keys.v[k], name, nlen) == 0)
-				break;
+		size_t k = eq ? key_named(s, part, (size_t)(eq - part)) : offload;
+		const char *value = eq ? eq + 1 : part;
+		size_t vlen = len - (size_t)(value - part);
 		if (k == s->keys.n || strlen(p->key[k]) != vlen || strncmp(p->key[k], value, vlen) != 0)
 			return 0;
 		part += len + (part[len] == ':');
