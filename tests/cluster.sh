@@ -236,6 +236,10 @@ client_hosts() {
 			ok "client hosts: both started --start-at one instant" ||
 			not_ok "client hosts: start_at of the hosts: $(jq -c '[.hosts[].start_at]' "$json")"
 	done
+	[ "$(cut -d, -f1,2 "$out/hosts.csv" | sort | paste -sd' ')" = \
+		"run,host tcp_c1_on_r1,c1 tcp_c1_on_r1,c2 tcp_c2_on_r1,c1 tcp_c2_on_r1,c2" ] &&
+		ok "client hosts: hosts.csv has a row per host and run" ||
+		not_ok "client hosts: hosts.csv: $(cut -d, -f1,2 "$out/hosts.csv" 2>&1 | paste -sd' ')"
 	grep -q 'c1: using /tmp/tbench-guard\.[^/]*/tbench ' "$out.err" &&
 		grep -q 'srv: using /tmp/tbench-guard\.[^/]*/tbench_srv ' "$out.err" &&
 		ok "--push: the hosts ran copies in their guards' directories" ||

@@ -370,6 +370,19 @@ remote_failure() { # RC LOG
 	esac
 }
 
+# The row of HOST's own run (runs/ID.HOST.json) appended to the sweep's
+# hosts.csv: the run's ID, the host, then the columns of runs.csv as far
+# as that JSON gives them (a point's knob columns are in runs.csv).
+remote_host_row() { # BASE HOST RC
+	local csv="$OUT/hosts.csv" row
+	row="$("$STATS" row --set "exit_code=$3" "$1.$2.json")" || return 1
+	{
+		if [ -s "$csv" ]; then cat "$csv"; else echo "run,host,$("$STATS" row --header)"; fi
+		echo "${1##*/},$2,$row"
+	} >"$csv.tmp.$BASHPID"
+	mv -f "$csv.tmp.$BASHPID" "$csv"
+}
+
 # Runs the tbench command CMD (its first word the local tbench, with
 # --json JSON.part) on every client host at once, from a common instant,
 # and merges their JSON into JSON.part (each host's beside it); their
@@ -408,6 +421,7 @@ remote_clients_run() { # JSON.part LOG CMD...
 		if remote_fetch_json "$h" "$base.$h.json" "$log"; then
 			jsons+=("$base.$h.json")
 			names+=("$h")
+			remote_host_row "$base" "$h" "$rc" 2>>"$log" || true
 		elif [ -z "$reason" ]; then
 			reason="it left no JSON"
 		fi
