@@ -206,17 +206,19 @@ static int serve(struct srv_options *o)
 		return EXIT_USAGE;
 	}
 	o->cfg.opts = &opts;
-	/* A value the kernel refuses (TCP_CONGESTION=NAME) fails here, not per connection. */
-	if (!o->unix_path && sockopts_probe(AF_INET, o->mptcp ? IPPROTO_MPTCP : 0, &opts, &err) < 0) {
-		fprintf(stderr, "tbench_srv: -T %s: %s\n", spec, err.msg);
-		return EXIT_RUN_FAILED;
-	}
 	install_signals();
 	raise_limits(&o->cfg);
 	int rc = server_listen(&o->cfg, &s, &err);
 	if (rc < 0) {
 		fprintf(stderr, "tbench_srv: %s\n", err.msg);
 		return rc == SERVER_BAD_CONFIG ? EXIT_USAGE : EXIT_RUN_FAILED;
+	}
+	/* After listen(), which says what MPTCP lacks: a value the kernel
+	 * refuses (TCP_CONGESTION=NAME) fails here, not per connection. */
+	if (!o->unix_path && sockopts_probe(AF_INET, o->mptcp ? IPPROTO_MPTCP : 0, &opts, &err) < 0) {
+		fprintf(stderr, "tbench_srv: -T %s: %s\n", spec, err.msg);
+		server_free(s);
+		return EXIT_RUN_FAILED;
 	}
 	running = s;
 	if (stop_early)   /* the signal came before the handler could see the server */
