@@ -218,8 +218,8 @@ static int metric_cols(const struct table *t, const char *metric, int mc[3], str
 	return 0;
 }
 
-static int point_from_row(struct point *p, const struct table *t, size_t r, const int *kc,
-			  size_t nkeys, const int nfc[2], const int mc[3], struct errbuf *err)
+static void point_from_row(struct point *p, const struct table *t, size_t r, const int *kc,
+			   size_t nkeys, const int nfc[2], const int mc[3])
 {
 	char **row = t->rows[r];
 	memset(p, 0, sizeof(*p));
@@ -234,10 +234,13 @@ static int point_from_row(struct point *p, const struct table *t, size_t r, cons
 	p->m = xrealloc(NULL, sizeof(*p->m));
 	p->m[0] = (struct metric_sum){ p->n_ok, csv_num(row[mc[0]]), csv_num(row[mc[1]]),
 				       csv_num(row[mc[2]]) };
-	if (p->n_ok >= 2 && isnan(p->m[0].sd))
-		return err_set(err, "%s:%zu: n is %zu but %s has no value", t->name, t->line[r],
-			       p->n_ok, t->head[mc[1]]);
-	return 0;
+	/* n counts the ok runs; a figure some of them lack (a run that ended
+	 * before its cost was read) has fewer values: none without a mean,
+	 * one without a standard deviation (summarize writes it from 2). */
+	if (isnan(p->m[0].mean))
+		p->m[0].n = 0;
+	else if (isnan(p->m[0].sd) && p->n_ok >= 2)
+		p->m[0].n = 1;
 }
 
 int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
@@ -255,9 +258,8 @@ int summary_read_back(struct summary *s, const struct table *t, const struct str
 	}
 	s->p = xrealloc(NULL, (t->nrows ? t->nrows : 1) * sizeof(*s->p));
 	for (size_t r = 0; r < t->nrows; r++) {
+		point_from_row(&s->p[r], t, r, kc, s->keys.n, nfc, mc);
 		s->npoints++;
-		if (point_from_row(&s->p[r], t, r, kc, s->keys.n, nfc, mc, err) < 0)
-			goto out;
 	}
 	rc = 0;
 out:

@@ -42,7 +42,8 @@ struct summary {
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
 		   const struct strlist *metrics, const struct strlist *carry, struct errbuf *err);
 /* A summary.csv read back (key columns, n, n_failed and metric's _mean,
- * _sd and _ci95), points in file order. */
+ * _sd and _ci95), points in file order. The metric's n is n, but 1 where
+ * it has no _sd and 0 where it has no _mean: a figure some ok runs lack. */
 int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
 		      const char *metric, struct errbuf *err);
 /* Either of the two, whichever t is: a summary when it has "<metric>_mean". */

@@ -461,6 +461,17 @@ static void comparisons(void)
 	summary_free(&b);
 	CHECK(summarize_any(&b, &tb, &keys, "ops_per_sec", &err) < 0);
 	CHECK_STR(err.msg, "t.csv: neither a 'ops_per_sec' nor a 'ops_per_sec_mean' column");
+	table_free(&tb);
+
+	/* A figure that some of a point's ok runs lack: fewer values than n. */
+	CHECK(parse_table(&tb, "backend,clients,n,mb_per_sec_mean,mb_per_sec_sd,mb_per_sec_ci95\n"
+			  "tcp,1,3,50,,\nnop,1,2,,,\npipe,1,3,9,1,2.5\n") == 0);
+	CHECK(summarize_any(&b, &tb, &keys, "mb_per_sec", &err) == 0);
+	CHECK_EQ_U(b.p[0].m[0].n, 1);
+	CHECK_EQ_U(b.p[1].m[0].n, 0);
+	CHECK_EQ_U(b.p[2].m[0].n, 3);
+	CHECK_EQ_U(b.p[0].n_ok, 3);
+	summary_free(&b);
 	summary_free(&a);
 	table_free(&ta);
 	table_free(&tb);
