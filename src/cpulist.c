@@ -59,8 +59,10 @@ int cpu_list_parse(const char *flag, const char *s, struct cpu_list *out, struct
 		if (*p++ != ',')
 			break;
 	}
-	return err_set(err, "%s '%s': not a CPU list: give CPU numbers (below %d) and ranges, "
-		       "comma-separated, e.g. 0 or 0,1 or 0-3", flag, s, CPU_LIST_MAX);
+	char allowed[256];
+	return err_set(err, "%s '%s': not a CPU list: give CPU numbers and ranges, comma-separated, "
+		       "e.g. 0 or 0,1 or 0-3 (allowed here: %s)", flag, s,
+		       cpu_allowed_text(allowed, sizeof(allowed)));
 }
 
 /* "0-3,6" from a set. */
