@@ -44,6 +44,9 @@ static int unix_check(const struct backend_config *cfg, struct errbuf *err)
 	if (cfg->unix_path && (!*cfg->unix_path || strlen(cfg->unix_path) > max))
 		return err_set(err, "unix: --unix %s: a socket path must be 1 to %zu bytes long",
 			       cfg->unix_path, max);
+	if (cfg->unix_path && cfg->server_cpus)
+		return err_set(err, "unix: --server-cpus pins the server tbench starts itself: with "
+			       "--unix, start that tbench_srv with --cpus instead");
 	if (sockopts_parse_unix(cfg->tcp_options, &opts, err) < 0) {
 		struct errbuf why = *err;
 		return err_set(err, "unix: -T %s: %s", cfg->tcp_options, why.msg);
@@ -73,7 +76,7 @@ static int start_own_server(struct unix_run *r, const struct backend_config *cfg
 {
 	struct server_config sc = {
 		.unix_path = r->sun.sun_path, .private_dir = r->dir, .opts = &r->opts,
-		.processes = cfg->processes,
+		.processes = cfg->processes, .cpus = cfg->server_cpus,
 		.log_prefix = "tbench: unix server", .log_fd = 2,
 	};
 	struct errbuf why;

@@ -85,6 +85,7 @@ expect_exit 2 "--mtu too small" "$TBENCH" --netns --mtu 10 1
 expect_exit 2 "--start-at not a number" "$TBENCH" --start-at soon 1
 expect_exit 2 "-T TCP_CONGESTION without a name" "$TBENCH" -T TCP_CONGESTION= 1
 expect_exit 2 "--server-cpus with SERVER" "$TBENCH" --server-cpus 0 1 127.0.0.1
+expect_exit 2 "--server-cpus with --unix" "$TBENCH" -b unix --unix "$TMP/sock" --server-cpus 0 1
 expect_exit 2 "tbench_srv --cpus not a list" "$SRV" --cpus ,
 expect_exit 2 "tbench_srv -T TCP_CONGESTION=a/b" "$SRV" -T TCP_CONGESTION=a/b
 
@@ -134,6 +135,17 @@ if start_run tcp -b tcp -t 5 --cpus "$CLIENT_CPU" --server-cpus "$SERVER_CPU" 2;
 	finish_run tcp
 else
 	not_ok "tcp run with --server-cpus never reached the execute phase"
+fi
+# unix's own server: as tcp's, a listener and a thread per connection with --threads.
+if start_run unix -b unix --threads -t 5 --cpus "$CLIENT_CPU" --server-cpus "$SERVER_CPU" 2; then
+	mapfile -t tasks < <(tasks_of "$RUN_PID")
+	n=$(count_pinned "$SERVER_CPU" "${tasks[@]}")
+	want=2
+	[ "$CLIENT_CPU" != "$SERVER_CPU" ] || want=4   # the clients are there too
+	if [ "$n" -eq "$want" ]; then ok "unix --threads: its server's 2 connection threads on CPU $SERVER_CPU"; else not_ok "unix --threads: $n threads on CPU $SERVER_CPU, want $want"; fi
+	finish_run unix
+else
+	not_ok "unix run with --server-cpus never reached the execute phase"
 fi
 # tbench_srv --cpus: its connection processes.
 "$SRV" -p 0 --cpus "$SERVER_CPU" >"$TMP/srv.out" 2>"$TMP/srv.err" &
