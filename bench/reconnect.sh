@@ -61,9 +61,10 @@ in_netns() {
 		./tbench -b tcp --reconnect 1 -q -t "$secs" --warmup "$warmup" -c "$loadfile" \
 			--json "$tmp/run.json" "$n" 127.0.0.1 >/dev/null
 		jq -r '([.operations[] | select(.name == "Connect") | .count] | add) as $conns |
-			.cost.per_operation.clients as $c | (.cost.operations / $conns) as $k |
-			"\($conns / .result.execute_s) \(($c.cpu_user_us + $c.cpu_system_us) * $k)" +
-			" \(($c.voluntary_switches + $c.involuntary_switches) * $k)"' "$tmp/run.json" ;;
+			.cost.per_operation.clients as $c | ((.cost.operations // 0) / $conns) as $k |
+			def per(a; b): if a == null or b == null or $k == 0 then -1 else (a + b) * $k end;
+			"\($conns / .result.execute_s) \(per($c.cpu_user_us; $c.cpu_system_us))" +
+			" \(per($c.voluntary_switches; $c.involuntary_switches))"' "$tmp/run.json" ;;
 	esac
 }
 
@@ -93,7 +94,9 @@ table() {
 	awk -F, "$(cat "$here/median.awk")"'
 		NR > 1 && $4 > 0 {
 			k = $1 "," $3
-			rate[k] = rate[k] " " $4; cpu[k] = cpu[k] " " $5; sw[k] = sw[k] " " $6
+			rate[k] = rate[k] " " $4
+			# No cost figures (-1; 0 in CSVs before that): not a figure.
+			if ($5 > 0) { cpu[k] = cpu[k] " " $5; sw[k] = sw[k] " " $6 }
 			pair[$1 "," $2 "," $3] = $4
 			seen[$1] = 1
 			if (!($1 in lo) || $7 < lo[$1]) lo[$1] = $7
