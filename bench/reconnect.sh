@@ -17,7 +17,8 @@
 # under the machine's benchmark lock if it has one. Environment: LOADFILE
 # (dbench's client.txt, else ours), CLIENTS (1,2,8,32,64), REPS (5),
 # WARMUP (1), SECS (3), OUT (the source tree's results/), TABLE_ONLY (1: the
-# table again from the CSV, nothing measured).
+# table again from the CSV, nothing measured), KEEP (a directory for each
+# run's tbench JSON and server log, as CLIENTS-REP-VARIANT.*).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,11 +41,17 @@ die() {
 # In a new network namespace: a tbench_srv of its own, then one run of
 # VARIANT with N clients; prints "conn_per_sec cpu_us_per_conn switches_per_conn".
 # Global, for the trap: the server, and its output, away from the caller's pipe.
-srv="" tmp=""
+srv="" tmp="" tag=""
+keep_files() {
+	local f
+	[[ -n ${KEEP:-} ]] || return 0
+	for f in "$tmp"/*; do cp "$f" "$KEEP/$tag.${f##*/}"; done
+}
 in_netns() {
 	local variant=$1 n=$2 i
+	tag=$3
 	tmp=$(mktemp -d)
-	trap 'if [[ -n $srv ]]; then kill "$srv"; wait "$srv" || true; fi; rm -rf "$tmp"' EXIT
+	trap 'if [[ -n $srv ]]; then kill "$srv"; wait "$srv" || true; fi; keep_files; rm -rf "$tmp"' EXIT
 	ip link set lo up
 	./tbench_srv -q --listen 127.0.0.1 --port "$port" >"$tmp/srv.log" 2>&1 &
 	srv=$!
@@ -78,7 +85,7 @@ measure() {
 			if ((rep % 2)); then pair=(tbench bare); fi
 			for v in "${pair[@]}"; do
 				load=$(cut -d' ' -f1 /proc/loadavg)
-				fig=$(unshare -n "$0" --in-netns "$v" "$n") || fig="-1 -1 -1"
+				fig=$(unshare -n "$0" --in-netns "$v" "$n" "$n-$rep-$v") || fig="-1 -1 -1"
 				echo "$n,$rep,$v,${fig// /,},$load"
 			done
 		done
@@ -119,7 +126,7 @@ table() {
 }
 
 if [[ ${1:-} == --in-netns ]]; then
-	in_netns "$2" "$3"
+	in_netns "$2" "$3" "$4"
 	exit
 fi
 if [[ ${TABLE_ONLY:-0} != 1 ]]; then
@@ -127,6 +134,7 @@ if [[ ${TABLE_ONLY:-0} != 1 ]]; then
 	[[ -x ./tbench && -x ./tbench_srv ]] || die "./tbench or ./tbench_srv missing: run make here"
 	[[ -x ./bench/bench_crr ]] || die "./bench/bench_crr missing: run 'make bench/bench_crr' here"
 	command -v jq >/dev/null || die "needs jq"
+	[[ -z ${KEEP:-} ]] || mkdir -p "$KEEP"
 fi
 mkdir -p "$out"
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
