@@ -430,8 +430,8 @@ nothing_left() {
 	[ "$(tc qdisc show 2>/dev/null)" = "$qdiscs_before" ] && ok "host qdiscs unchanged" ||
 		not_ok "host qdiscs changed: $(tc qdisc show)"
 	local left
-	left="$(pgrep -a -f "^($TBENCH|$(dirname "$TBENCH")/tbench_srv)( |$)" || true)"
-	[ -z "$left" ] && ok "no tbench or tbench_srv of this build left running" || not_ok "left running: $left"
+	left="$(tl_left_running tbench tbench_srv)"
+	[ -z "$left" ] && ok "no tbench or tbench_srv of this test's sweeps left running" || not_ok "left running: $left"
 }
 
 if [ "$(id -u)" -eq 0 ]; then NETNS_WANT=private; else NETNS_WANT=private+userns; fi

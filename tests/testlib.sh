@@ -55,5 +55,22 @@ tl_done() {
 	[ "$TL_FAILED" -eq 0 ]
 }
 
+# tl_left_running NAME...: the processes named NAME (tbench, tbench_srv)
+# that this test started, one "PID command line" a line: every process
+# started below it inherits TL_MARK, so other tests running beside it
+# (make check -j) do not count.
+tl_left_running() {
+	local name pid
+	for name in "$@"; do
+		for pid in $(pgrep -x "$name" || true); do
+			tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "TL_MARK=$TL_MARK" &&
+				echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+		done
+	done
+	return 0
+}
+
+TL_MARK="$$.$RANDOM"
+export TL_MARK
 TL_TMP="$(mktemp -d)"
 trap 'rm -rf "$TL_TMP"' EXIT
