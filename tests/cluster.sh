@@ -269,6 +269,26 @@ failing_host() {
 	check_restored "failing host" "$out"
 }
 
+# c2's tbench stopped (SIGSTOP) mid-run: it lags past the deadline (the
+# run's end + $TBENCH_HOST_SLACK s); the point fails naming c2, its tbench is
+# killed there, and the sweep goes on.
+lagging_host() {
+	local out="$TL_TMP/lagging" pid="" _
+	TBENCH_HOST_SLACK=5 sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c2 --push \
+		--clients 1 --offload on --start-lead 15 -t 4 &
+	for _ in $(seq 600); do
+		pid="$(ns_pid c2 tbench --start-at)"
+		[ -z "$pid" ] || break
+		sleep 0.1
+	done
+	[ -z "$pid" ] || kill -STOP "$pid" 2>/dev/null || true
+	wait $! || true
+	cols "$out" error | grep -q 'client host c2: no result 5 s after the run.s end (lagging)' &&
+		ok "a lagging client host fails the point, named: $(cols "$out" error | cut -c1-90)" ||
+		not_ok "lagging host: $(cols "$out" status,error | paste -sd' ')"
+	check_restored "lagging host" "$out"
+}
+
 unreachable_host() {
 	local out="$TL_TMP/unreachable" rc=0
 	sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c3 --clients 1 --offload on || rc=$?
@@ -329,6 +349,7 @@ remote_server
 if "$TBENCH" --help 2>&1 | grep -q -- --start-at; then
 	client_hosts
 	failing_host
+	lagging_host
 else
 	echo "# skipped: two client hosts and a failing one: $TBENCH has no --start-at yet"
 fi

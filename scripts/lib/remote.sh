@@ -22,7 +22,7 @@ REMOTE_SSH_CMD=ssh REMOTE_SSH=()
 REMOTE_SERVER_HOST="" REMOTE_SERVER_DEV="" REMOTE_SERVER_ADDR="" REMOTE_PUSH=0
 REMOTE_CLIENT_HOSTS=()
 REMOTE_START_LEAD=5          # seconds from launching the clients to their common start
-REMOTE_DEADLINE_SLACK=30     # seconds a client host may take past the run's end
+REMOTE_DEADLINE_SLACK="${TBENCH_HOST_SLACK:-30}"   # seconds a client host may take past the run's end
 REMOTE_HEARTBEAT_S=2
 REMOTE_GUARD_TIMEOUT_S="${TBENCH_GUARD_TIMEOUT:-20}"   # a guard waits this long for a heartbeat
 REMOTE_PORT=7003
@@ -175,13 +175,19 @@ done
 echo "tbench_srv is not listening on port $port after 5 s: $(tail -n 1 "$dir/srv.log")" >&2
 exit 1'
 
-# A client host's tbench, stopped (SIGINT: it writes what it measured) when
-# the ssh session's input ends: the sweep gave up on it or ended.
+# A client host's tbench, stopped (SIGINT: it writes what it measured; then
+# SIGKILL, which a stopped or hung one cannot ignore) when the ssh
+# session's input ends: the sweep gave up on it or ended.
 # shellcheck disable=SC2016
 REMOTE_CLIENT='exec 3<&0
 "$@" </dev/null &
 pid=$!
-{ while read -r _; do :; done; kill -INT "$pid" 2>/dev/null; } <&3 &
+{
+	while read -r _; do :; done
+	kill -INT "$pid" 2>/dev/null
+	for _ in $(seq 25); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.2; done
+	kill -KILL "$pid" 2>/dev/null
+} <&3 &
 watch=$!
 rc=0
 wait "$pid" || rc=$?
