@@ -61,27 +61,28 @@ check "says why" grep -q "needs --netns: tbench never changes the host's devices
 
 # An independent count of the same run: perf stat over the whole run
 # (set-up included) against ours over the execute phase of one pass.
+# against_perf_stat WHO SOURCE [TBENCH-OPTION]: SOURCE is what counted ours.
+against_perf_stat() {
+	local who="$1" source="$2" json="$TL_TMP/against-perf-stat.json"
+	shift 2
+	perf stat -x, -e task-clock,context-switches -o "$TL_TMP/perf.csv" -- \
+		"$TBENCH" --netns "$@" -b tcp 2 --run-once -q -c "$LOAD" --json "$json" >/dev/null 2>&1
+	check "$who: counted by $source" jq -e --arg s "$source" \
+		'.cost.counted_by.task_clock_us == $s and .cost.counted_by.context_switches == $s' "$json"
+	local ours_ms ours_cs perf_ms perf_cs
+	ours_ms="$(jq '.cost.per_operation.task_clock_us * .cost.operations / 1000' "$json")"
+	ours_cs="$(jq '.cost.per_operation.context_switches * .cost.operations' "$json")"
+	perf_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
+	perf_cs="$(awk -F, '$3 == "context-switches" { print $1 }' "$TL_TMP/perf.csv")"
+	echo "# $who: task clock ours $ours_ms ms, perf stat $perf_ms ms; switches: ours $ours_cs, perf stat $perf_cs"
+	check "$who: task clock within 10% of perf stat's" \
+		awk -v a="$ours_ms" -v b="$perf_ms" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+	check "$who: context switches within 10% of perf stat's" \
+		awk -v a="$ours_cs" -v b="$perf_cs" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+}
 if perf stat -e task-clock true >/dev/null 2>&1; then
-	perf stat -x, -e task-clock,context-switches -o "$TL_TMP/perf.csv" -- \
-		"$TBENCH" --netns --perf -b tcp 2 --run-once -q -c "$LOAD" --json "$TL_TMP/perf.json" >/dev/null 2>&1
-	ours_ms="$(jq '.cost.per_operation.task_clock_us * .cost.operations / 1000' "$TL_TMP/perf.json")"
-	ours_cs="$(jq '.cost.per_operation.context_switches * .cost.operations' "$TL_TMP/perf.json")"
-	perf_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
-	perf_cs="$(awk -F, '$3 == "context-switches" { print $1 }' "$TL_TMP/perf.csv")"
-	echo "# task clock: ours $ours_ms ms, perf stat $perf_ms ms; switches: ours $ours_cs, perf stat $perf_cs"
-	check "task clock within 10% of perf stat's" awk -v a="$ours_ms" -v b="$perf_ms" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
-	check "context switches within 10% of perf stat's" awk -v a="$ours_cs" -v b="$perf_cs" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
-	# The same without --perf: counted from /proc.
-	perf stat -x, -e task-clock,context-switches -o "$TL_TMP/perf.csv" -- \
-		"$TBENCH" --netns -b tcp 2 --run-once -q -c "$LOAD" --json "$TL_TMP/proc.json" >/dev/null 2>&1
-	jq_ok "without --perf the task clock is /proc's" '.cost.counted_by.task_clock_us == "/proc"' "$TL_TMP/proc.json"
-	ours_ms="$(jq '.cost.per_operation.task_clock_us * .cost.operations / 1000' "$TL_TMP/proc.json")"
-	ours_cs="$(jq '.cost.per_operation.context_switches * .cost.operations' "$TL_TMP/proc.json")"
-	perf_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
-	perf_cs="$(awk -F, '$3 == "context-switches" { print $1 }' "$TL_TMP/perf.csv")"
-	echo "# from /proc: task clock ours $ours_ms ms, perf stat $perf_ms ms; switches: ours $ours_cs, perf stat $perf_cs"
-	check "/proc's task clock within 10% of perf stat's" awk -v a="$ours_ms" -v b="$perf_ms" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
-	check "/proc's context switches within 10% of perf stat's" awk -v a="$ours_cs" -v b="$perf_cs" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+	against_perf_stat "--perf" perf_event_open --perf
+	against_perf_stat "without --perf" /proc
 else
 	echo "# perf stat cross-check: skipped, perf stat does not work here (apt-get install linux-perf)"
 fi
