@@ -132,6 +132,54 @@ decomposition() {
 	check "and says which points it took" grep -q 'Where mtu, placement vary, each level is its first point' "$keep/decomposition.gp"
 }
 
+# The newer backends beside the stack: each against its nearest sibling
+# (shm - nop, pipe - shm, uring - tcp, tcp-zc - tcp, mptcp - tcp), from a
+# sweep where CPU us per operation is BASE + 0.1 rep (the differences exact)
+# and wall us per operation twice that per client; mptcp's offload n/a (it
+# was no --net-backends there), the others' on.
+siblings() {
+	local sib="$TL_TMP/sib" keep="$TL_TMP/keep-sib"
+	mkdir -p "$sib"
+	"$STATS" row --header | awk -F, 'NR == 1 {
+		n = split($0, h, ","); print
+		split("nop 0.2 shm 3 pipe 9 unix 15 tcp 18 uring 20 tcp-zc 19 mptcp 22", B, " ")
+		for (bi = 1; bi < 16; bi += 2) for (c = 1; c <= 4; c *= 2) for (rep = 1; rep <= 2; rep++) {
+			b = B[bi]; cpu = B[bi + 1] + 0.1 * rep
+			delete v
+			v["backend"] = b; v["clients"] = c; v["rep"] = rep; v["model"] = "processes"; v["status"] = "ok"
+			v["offload"] = b ~ /^(tcp|uring|tcp-zc)$/ ? "on" : "n/a"
+			v["ops_per_sec"] = 1e6 / cpu; v["mb_per_sec"] = 1000 / cpu; v["cpu_us_per_mb"] = cpu * 10
+			v["cost_cpu_us"] = cpu; v["wall_us_per_op"] = 2 * cpu * c
+			line = ""
+			for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") (h[i] in v ? v[h[i]] : "")
+			print line
+		}
+	}' | unvaried >"$sib/runs.csv"
+	expect_exit 0 "tbench-plot of a sweep with shm, uring, tcp-zc and mptcp" "$PLOT" --keep-data "$keep" "$sib"
+	[ -s "$sib/siblings.png" ] && [ -s "$sib/siblings.svg" ] && ok "siblings.png and .svg" || not_ok "no siblings chart"
+	[ "$(cut -f2 "$keep/scpu.list" | paste -sd,)" = shm-nop,pipe-shm,uring-tcp,tcp-zc-tcp,mptcp-tcp ] &&
+		ok "siblings: each new backend against its nearest" || not_ok "sibling pairs: $(cat "$keep/scpu.list" 2>&1)"
+	[ "$(titles "$keep/siblings.gp" | grep -c -e '^shm − nop: ' -e '^pipe − shm: ' -e '^uring − tcp: ' -e '^tcp-zc − tcp: ' -e '^mptcp − tcp: ')" -eq 5 ] &&
+		ok "and titled so" || not_ok "siblings titles: $(titles "$keep/siblings.gp")"
+	grep -q '<text>uring − tcp: ' "$sib/siblings.svg" && ok "the SVG's key says it" || not_ok "no 'uring − tcp' in siblings.svg"
+	# at 2 clients (x slot 1): the differences of the bases, CPU and wall (x 2 x 2 clients)
+	local pair base n got
+	while read -r pair base; do
+		n="$(awk -F'\t' -v l="$pair" '$2 == l { print $1 }' "$keep/scpu.list")"
+		got="$(awk '$1 == 1 { print $4 }' "$keep/scpu.$n.dat" "$keep/swall.$n.dat" | paste -sd' ')"
+		awk -v got="$got" -v w="$base" 'BEGIN { split(got, v, " "); e = 1e-6
+			exit !(v[1] - w < e && w - v[1] < e && v[2] - 4 * w < e && 4 * w - v[2] < e) }' &&
+			ok "$pair at 2 clients: CPU $base, wall 4 x $base" || not_ok "$pair at 2 clients: CPU, wall: $got"
+	done <<<"shm-nop 2.8
+pipe-shm 6
+uring-tcp 2
+tcp-zc-tcp 1
+mptcp-tcp 4"
+	# the interval: sd 0.0707 on both sides, 2 runs each: t(0.975, 2) x 0.0707
+	awk '$1 == 1 { exit !($5 > 0.30 && $5 < 0.31) }' "$keep/scpu.0.dat" && ok "shm − nop's 95% interval" ||
+		not_ok "shm − nop: $(cat "$keep/scpu.0.dat")"
+}
+
 compared() {
 	local b="$TL_TMP/b" c="$TL_TMP/c"
 	mkdir -p "$b" "$c"
@@ -163,5 +211,6 @@ plain
 faceted
 older
 decomposition
+siblings
 compared
 tl_done
