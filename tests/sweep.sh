@@ -86,7 +86,7 @@ sweep_run() {
 	local out="$TL_TMP/sweep"
 	run_sweep 0 "sweep $BACKENDS, clients 1,2, offload on,off, 2 reps, 2 s" \
 		--backends "$BACKENDS" --clients 1,2 --offload on,off --reps 2 -t 2 --warmup 0 \
-		"${FORCE[@]}" --label test --out "$out"
+		"${FORCE[@]}" --label test --out "$out" -- --timeout 30
 	sed 's/^/    /' "$TL_TMP/err" | grep -v '^    $' | head -5 || true
 	local runs="$out/runs.csv"
 	local n_expect
@@ -152,6 +152,8 @@ sweep_run() {
 		and (.tbench.git_revision | length > 0) and (.command | test("--label test"))
 		and (.start | length > 0) and (.end | length > 0)
 		and (.devices[0].device == "lo")' "$out/meta.json"
+	check "meta.json: the tbench arguments after --, options included" \
+		jq -e '.tbench.extra_args == ["--timeout", "30"]' "$out/meta.json"
 	ls "$out"/*.tmp.* >/dev/null 2>&1 && not_ok "temporary files left behind" || ok "no temporary files left"
 
 	# plots

@@ -70,3 +70,10 @@ tb_find() { # NAME HOW EXPLICIT [PREFER-DIR]
 	die "no $name of this suite beside $SCRIPT_DIR, in build/, here or in PATH:" \
 		"build it (scripts/quickstart builds in build/) or name it ($how)"
 }
+
+# The arguments as a JSON array of strings, whatever they hold (jq 1.6's
+# --args takes an argument that starts with - for an option of its own).
+json_strings() {
+	local a
+	for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -s -c .
+}

@@ -27,7 +27,6 @@ NET_VETH2_CLI=veth-cli2
 NET_ADDR2_SRV=10.199.1.1
 NET_ADDR2_CLI=10.199.1.2
 NET_SRV_PORT=7003
-NET_SRV_PORT=7003
 # Not a name ip netns allows: a new namespace for one command, as each
 # run of tbench --netns has (a user namespace too when not root).
 NET_NS_NEW=/new
