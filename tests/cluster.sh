@@ -312,9 +312,19 @@ killed_sweep() {
 	done
 	sleep 1
 	# the whole process group: the sweep, its tbench and ssh processes
+	local group
+	group="$(pgrep -g "$pid" || true)"
 	kill -KILL -- "-$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	check_restored "sweep killed with -9" "$out"
+	# What a sweep killed with -9 cannot remove: the namespace it made here
+	# (named by its PID), which the test made it leave.
+	local p ns
+	for p in $group; do
+		for ns in "/run/netns/tbsweep-$p" "/run/netns/tbsweep-$p-"*; do
+			[ ! -e "$ns" ] || ip netns del "${ns#/run/netns/}" 2>/dev/null || rm -f "$ns"
+		done
+	done
 }
 
 # The guard's ssh connection goes silent (its ssh client stopped): srv is
