@@ -34,7 +34,8 @@ run_build() {  # run_build DIR [configure args...]
 	count "$dir"
 	for trs in "$dir"/tests/*.trs; do
 		if grep -q ':test-result: \(FAIL\|ERROR\)' "$trs" 2>/dev/null; then
-			echo "--- ${trs%.trs}.log"
+			echo "--- ${trs%.trs}.log: its failed checks, then its end"
+			grep -A3 '^not ok' "${trs%.trs}.log" | head -30 || true
 			tail -40 "${trs%.trs}.log"
 		fi
 	done
