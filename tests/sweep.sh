@@ -175,6 +175,34 @@ sweep_run() {
 	fi
 }
 
+# Signals as they come: Ctrl-C at a terminal reaches the whole process group
+# (the sweep, its worker shell, tbench); SIGTERM the sweep alone; kill -9
+# leaves the worker without its supervisor, and it stops on its own.
+signals() {
+	local how want out pid rc _
+	for how in group-INT TERM KILL; do
+		out="$TL_TMP/sig-$how"
+		sweep_bg "$out.out" "$out.err" --backends pipe --clients 1 --reps 3 -t 3 --warmup 0 --out "$out"
+		pid=$BG_PID
+		# a run's tbench (meta.json is written when the set-up, its probe included, is done)
+		for _ in $(seq 300); do [ -f "$out/meta.json" ] && pgrep -g "$pid" -x tbench >/dev/null && break; sleep 0.1; done
+		case "$how" in
+		group-INT) want=130; kill -INT -- "-$pid" ;;
+		TERM) want=143; kill -TERM "$pid" ;;
+		KILL) want=137; kill -KILL "$pid" ;;
+		esac
+		rc=0
+		wait "$pid" 2>/dev/null || rc=$?    # not bash's "Killed" line
+		for _ in $(seq 150); do pgrep -g "$pid" >/dev/null || break; sleep 0.1; done
+		[ "$rc" -eq "$want" ] && ok "$how: exit $rc" ||
+			not_ok "$how: exit $rc, want $want: $(grep -v '^\[' "$out.err" | tail -n 3 | paste -sd'|')"
+		pgrep -g "$pid" >/dev/null && not_ok "$how: still running: $(pgrep -a -g "$pid" | paste -sd'|')" ||
+			ok "$how: nothing of the sweep left running"
+		check "$how: meta.json says interrupted" jq -e '.status == "interrupted"' "$out/meta.json"
+		ls "$out"/runs/*.part >/dev/null 2>&1 && not_ok "$how: .part files left" || ok "$how: no .part files left"
+	done
+}
+
 host_untouched() {
 	[ "$(lo_offloads)" = "$lo_before" ] && ok "host lo offloads unchanged" ||
 		not_ok "host lo offloads changed: $(diff <(echo "$lo_before") <(lo_offloads) | head -4)"
@@ -198,15 +226,14 @@ resume() {
 		[ -f "$out/runs.csv" ] && [ "$(tail -n +2 "$out/runs.csv" | wc -l)" -ge 3 ] && break
 		sleep 0.1
 	done
-	# Like a user at a terminal: Ctrl-C, and again if nothing happened (a
-	# non-interactive bash can drop a SIGINT sent to it alone while it waits
-	# for a child that did not get one).
+	# Like a user at a terminal: Ctrl-C, and again if nothing happened.
 	for _ in 1 2 3; do
 		kill -INT "$pid" 2>/dev/null || break
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break 2; sleep 0.1; done
 	done
 	wait "$pid" || rc=$?
-	[ "$rc" -eq 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit $rc, want 130"
+	[ "$rc" -eq 130 ] && ok "Ctrl-C: exit 130" ||
+		not_ok "Ctrl-C: exit $rc, want 130: $(grep -v '^\[' "$TL_TMP/r1.err" | tail -n 3 | paste -sd'|')"
 	grep -q 'interrupted' "$TL_TMP/r1.err" && ok "says interrupted" || not_ok "says interrupted"
 	host_untouched
 	local done_rows
@@ -440,6 +467,8 @@ if [ "$(id -u)" -eq 0 ]; then NETNS_WANT=private; else NETNS_WANT=private+userns
 sweep_run
 host_untouched
 resume
+host_untouched
+signals
 host_untouched
 veth
 host_untouched

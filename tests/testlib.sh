@@ -63,8 +63,8 @@ tl_left_running() {
 	local name pid
 	for name in "$@"; do
 		for pid in $(pgrep -x "$name" || true); do
-			tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "TL_MARK=$TL_MARK" &&
-				echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+			tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qx "TL_MARK=$TL_MARK" &&
+				echo "$pid $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
 		done
 	done
 	return 0

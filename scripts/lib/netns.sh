@@ -12,7 +12,7 @@
 # The mode comes from the caller: net_setup MODE MTU DEV SRV-LOG TBENCH_SRV [SRV-ARGS...].
 # shellcheck shell=bash
 
-NET_NS="tbsweep-$$"
+NET_NS="tbsweep-${SUPERVISE_PID:-$$}"   # the PID the user knows
 NET_NS_SRV="$NET_NS-srv"
 NET_NS_CLI="$NET_NS-cli"
 NET_VETH_SRV=veth-srv
