@@ -85,6 +85,11 @@ usage_errors() {
 	expect_exit 2 "--backends pipe,nosuch" "$SWEEP" -n --backends pipe,nosuch
 	grep -q "'nosuch' is not a backend of $TBENCH" "$TL_TMP/err" && ok "names the backend and the tbench" ||
 		not_ok "names the backend: $(cat "$TL_TMP/err")"
+	# a real sweep (no -n): its --out is checked before any run
+	expect_exit 2 "an --out that cannot be created" "$SWEEP" --backends pipe --clients 1 --reps 1 -t 1 \
+		--out /proc/nonexistent/out
+	grep -q -- "--out /proc/nonexistent/out: .*No such file or directory" "$TL_TMP/err" &&
+		ok "names --out and why" || not_ok "names --out and why: $(tail -n 1 "$TL_TMP/err")"
 }
 
 # A runs.csv of 2 runs of 4 (one failed), rows made by tbench-stats row.
@@ -115,8 +120,9 @@ resume() {
 plan_args() { sed "s|: $TBENCH .* -q |: |" "$TL_TMP/runs" | cut -d' ' -f2-; }
 
 knobs() {
+	# --out: the default results directory is named by the minute, which may turn between the two plans
 	plan --backends tcp,pipe --clients 1,2 --reps 1 -t 1 --warmup 0 --offload on \
-		--vary placement=same,split,free --vary mtu=1500,65536
+		--vary placement=same,split,free --vary mtu=1500,65536 --out "$TL_TMP/plan-out"
 	# tcp: 2 clients x 2 mtu x 3 placements; pipe: 2 x 3 (mtu n/a)
 	[ "$(wc -l <"$TL_TMP/runs")" -eq 18 ] && ok "placement x mtu: 18 runs" || not_ok "18 runs: $(cat "$TL_TMP/runs")"
 	grep -q '^dimensions: backends tcp,pipe x clients 1,2 x offload on x mtu 1500,65536 x placement same,split,free$' \
@@ -140,7 +146,7 @@ knobs() {
 		not_ok "--offload: $(sed -n 1p "$TL_TMP/runs")"
 	cp "$TL_TMP/out" "$TL_TMP/plan1"
 	plan --backends tcp,pipe --clients 1,2 --reps 1 -t 1 --warmup 0 --offload on \
-		--vary placement=same,split,free --mtu 1500,65536 --dry-run
+		--vary placement=same,split,free --mtu 1500,65536 --dry-run --out "$TL_TMP/plan-out"
 	diff -q "$TL_TMP/out" "$TL_TMP/plan1" >/dev/null && ok "--mtu LIST and -n/--dry-run: the same plan" ||
 		not_ok "--mtu, --dry-run: $(diff "$TL_TMP/out" "$TL_TMP/plan1" | head -3)"
 
