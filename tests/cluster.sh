@@ -166,8 +166,9 @@ guard_dirs_left() { # OUT
 # After a sweep into OUT: srv restored, nothing left running, no guard dir.
 check_restored() { # WHAT OUT
 	local left _
-	# A guard whose heartbeat stopped restores within TBENCH_GUARD_TIMEOUT.
-	for _ in $(seq 150); do
+	# A guard whose heartbeat stopped restores within TBENCH_GUARD_TIMEOUT
+	# (waited for up to 60 s: ssh and the guard are slow on a loaded machine).
+	for _ in $(seq 300); do
 		[ "$(srv_device)" != "$DEVICE_BEFORE" ] || [ -n "$(leftovers)" ] || break
 		sleep 0.2
 	done
