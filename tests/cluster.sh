@@ -137,15 +137,27 @@ srv_device() { # the offloads and MTU of srv's eth0
 	in_ns srv cat /sys/class/net/eth0/mtu
 }
 
-# Every process in the hosts' namespaces but their sshd: none should be left.
-leftovers() {
+# Every process in the hosts' namespaces but their sshd, with its command line.
+ns_processes() {
 	local h pid comm
 	for h in "${HOSTS[@]}"; do
 		for pid in $(ip netns pids "$NS-$h" 2>/dev/null); do
 			comm="$(cat "/proc/$pid/comm" 2>/dev/null || true)"
-			[ -z "$comm" ] || [ "$comm" = sshd ] || [[ "$comm" == sshd-* ]] || echo "$h: $pid $comm"
+			[ -z "$comm" ] || [ "$comm" = sshd ] || [[ "$comm" == sshd-* ]] ||
+				echo "$h: $pid $comm ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-100))"
 		done
 	done
+}
+
+# What is left for good: the processes there a second apart. A sweep still
+# running runs short commands on the hosts (after its guard ended, each
+# fails at once); those come and go, a leftover stays.
+leftovers() {
+	local first
+	first="$(ns_processes)"
+	[ -n "$first" ] || return 0
+	sleep 1
+	comm -12 <(sort <<<"$first") <(ns_processes | sort)
 }
 
 # The first process called NAME in HOST's namespace whose command line has WORD.
@@ -169,7 +181,7 @@ check_restored() { # WHAT OUT
 	# A guard whose heartbeat stopped restores within TBENCH_GUARD_TIMEOUT
 	# (waited for up to 60 s: ssh and the guard are slow on a loaded machine).
 	for _ in $(seq 300); do
-		[ "$(srv_device)" != "$DEVICE_BEFORE" ] || [ -n "$(leftovers)" ] || break
+		[ "$(srv_device)" != "$DEVICE_BEFORE" ] || [ -n "$(ns_processes)" ] || break
 		sleep 0.2
 	done
 	[ "$(srv_device)" = "$DEVICE_BEFORE" ] && ok "$1: srv's eth0 has its offloads and MTU back" ||
