@@ -1,7 +1,8 @@
 #!/bin/bash
 # shellcheck disable=SC2016  # awk and jq programs are single-quoted on purpose
 # The tbench command line: usage errors, bad loadfiles, output that mmtests
-# and LKP parse, --json, --show-execute-time and Ctrl-C.
+# and LKP parse, --json, --show-execute-time, the default loadfile, the
+# latency of a stalled exchange and Ctrl-C.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"
@@ -163,6 +164,61 @@ interrupt() {
 	check "JSON: interrupted, no execute figures" jq -e '.result.status == "interrupted" and .result.mb_per_sec == null and .result.execute_s == null' "$TL_TMP/warm.json"
 }
 
+# No -c: dbench's client.txt where the system has it (the path configure
+# was given), else tbench's own loadfile, and the header says which. The
+# other case is made by hiding client.txt's directory in a mount namespace.
+default_loadfile() {
+	local dbench_file run=("$TBENCH" -b nop 1 -t 1 --warmup 0)
+	dbench_file="$(sed -n 's/^#define DBENCH_LOADFILE "\(.*\)"$/\1/p' "${top_builddir:-.}/config.h")"
+	if [ -n "$dbench_file" ] && [ -r "$dbench_file" ]; then
+		expect_exit 0 "no -c, with $dbench_file here" "${run[@]}"
+		check "the header names $dbench_file" grep -q "with load '$dbench_file' and" "$TL_TMP/out"
+		check "and does not call it tbench's own" bash -c "! grep -q \"tbench's own loadfile\" '$TL_TMP/out'"
+		if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+			expect_exit 0 "no -c, with $dbench_file hidden" unshare -m bash -c \
+				'mount -t tmpfs tbhide "$(dirname "$1")" && shift && exec "$@"' _ "$dbench_file" "${run[@]}"
+		else
+			echo "# skipped: hiding $dbench_file needs root and a mount namespace"
+			return 0
+		fi
+	else
+		echo "# dbench's client.txt (${dbench_file:-none configured}) is not here: only tbench's own is tried"
+		expect_exit 0 "no -c, no client.txt here" "${run[@]}"
+	fi
+	check "the header names tbench's own loadfile" grep -q "with load '.*/default.txt' and" "$TL_TMP/out"
+	check "and says its figures are not dbench's" grep -q "this is tbench's own loadfile, whose figures are not dbench's" "$TL_TMP/out"
+}
+
+# The age of an exchange still in flight shows in the progress lines while
+# it stalls (the server stopped), and in max_latency.
+inflight_latency() {
+	local port=$((20000 + $$ % 20000)) srv pid rc=0 i
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port "$port" -q >"$TL_TMP/srv.out" 2>&1 &
+	srv=$!
+	for ((i = 0; i < 600; i++)); do
+		! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+		sleep 0.1
+	done
+	"$TBENCH" -b tcp 1 127.0.0.1 --port "$port" -t 8 --warmup 0 --timeout 30 -c "$TINY" >"$TL_TMP/stall.out" 2>&1 &
+	pid=$!
+	tl_wait_for " execute " "$TL_TMP/stall.out" || true
+	# tbench_srv serves each connection in a process of its own: stop them all.
+	kill -STOP "$srv" $(pgrep -P "$srv") 2>/dev/null || true
+	sleep 3.5
+	kill -CONT "$srv" $(pgrep -P "$srv") 2>/dev/null || true
+	wait "$pid" || rc=$?
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	check "a stall within the run: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+	# Two ticks in the stall: the in-flight exchange at least 0.9 s old, and a second older at the next.
+	check "the progress lines' latency grows while the exchange is stalled" awk '
+		/ execute / { lat = $(NF - 1) + 0; if (prev >= 900 && lat >= prev + 800) grew = 1; prev = lat }
+		END { exit !grew }' "$TL_TMP/stall.out"
+	check "max_latency counts the stalled exchange" awk '
+		/^Throughput/ { split($0, f, "max_latency="); if (f[2] + 0 >= 3000) ok = 1 } END { exit !ok }' "$TL_TMP/stall.out"
+	[ "$TL_FAILED" -eq 0 ] || grep -E ' execute |^Throughput' "$TL_TMP/stall.out" | sed 's/^/    /'
+}
+
 usage_errors
 bad_loadfiles
 bad_values
@@ -170,5 +226,7 @@ dbench_options
 output_format
 reconnect
 show_execute_time
+default_loadfile
+inflight_latency
 interrupt
 tl_done
