@@ -18,7 +18,7 @@ BACKENDS=(tcp pipe unix)
 TABLE=
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--all) BACKENDS=(tcp unix pipe socketpair splice nop) ;;
+	--all) BACKENDS=(tcp unix pipe socketpair splice nop tcp-zc mptcp shm uring) ;;
 	--table) TABLE="$2"; shift ;;
 	*) echo "usage: $0 [--all] [--table FILE]" >&2; exit 2 ;;
 	esac
@@ -32,7 +32,7 @@ EXT_PID=        # an external tbench_srv, for tcp
 ROWS=()
 
 cleanup() {
-	[ -n "$EXT_PID" ] && kill -9 "$EXT_PID" 2>/dev/null
+	[ -z "$EXT_PID" ] || { kill -9 "$EXT_PID"; wait "$EXT_PID"; } 2>/dev/null || true
 	pkill -9 -P $$ 2>/dev/null || true
 	rm -rf "$TL_TMP"
 }
@@ -161,6 +161,15 @@ start_server() {
 PORT=$((20000 + $$ % 20000))
 start_server
 for backend in "${BACKENDS[@]}"; do
+	# A backend this build or kernel lacks (uring without liburing, mptcp
+	# disabled: exit 2, naming what is missing) is a row that says so.
+	rc=0
+	"$TBENCH" -b "$backend" 1 -t 1 --warmup 0 -c "$SRCDIR/loadfiles/tiny.txt" >/dev/null 2>"$TL_TMP/probe.err" || rc=$?
+	if [ "$rc" -eq 2 ]; then
+		record "$backend" - - - - "skipped: $(head -n 1 "$TL_TMP/probe.err")"
+		echo "# $backend: skipped, it does not run here: $(head -n 1 "$TL_TMP/probe.err")"
+		continue
+	fi
 	for model in processes threads; do
 		for fault in server-killed server-stopped sigint sigterm json-full stdout-full stdout-closed; do
 			if applies "$backend" "$model" "$fault"; then
