@@ -178,7 +178,7 @@ net_start_server() { # [SRV-ARGS...]
 	ip netns exec "$NET_NS_SRV" "$NET_SRV_BIN" --port "$NET_SRV_PORT" -q "$@" >>"$NET_SRV_LOG" 2>&1 &
 	NET_SRV_PID=$!
 	for _ in $(seq 50); do
-		if ip netns exec "$NET_NS_SRV" ss -Hltn "sport = :$NET_SRV_PORT" 2>/dev/null | grep -q .; then return 0; fi
+		if [ -n "$(ip netns exec "$NET_NS_SRV" ss -Hltn "sport = :$NET_SRV_PORT" 2>/dev/null)" ]; then return 0; fi
 		if ! kill -0 "$NET_SRV_PID" 2>/dev/null; then
 			NET_SRV_PID=""
 			NET_SRV_ERROR="tbench_srv $* did not start: $(tail -n 1 "$NET_SRV_LOG")"

@@ -301,7 +301,7 @@ remote_server_start() { # [ARGS...]
 # Everything on the other hosts, before the first run: guards, programs,
 # the server, their facts. Sets SERVER, the address the clients use.
 remote_setup() { # TBENCH TBENCH_SRV
-	local h meta=() srv_args=()
+	local h help meta=() srv_args=()
 	[ -n "$REMOTE_SERVER_HOST" ] || return 0
 	remote_start_guard "$REMOTE_SERVER_HOST" "$REMOTE_SERVER_DEV"
 	REMOTE_BIN[$REMOTE_SERVER_HOST]="$(remote_program "$REMOTE_SERVER_HOST" tbench_srv "$2")"
@@ -313,7 +313,9 @@ remote_setup() { # TBENCH TBENCH_SRV
 	for h in "${REMOTE_CLIENT_HOSTS[@]}"; do
 		remote_start_guard "$h" ""
 		REMOTE_BIN[$h]="$(remote_program "$h" tbench "$1")"
-		remote_run "$h" "${REMOTE_BIN[$h]}" --help </dev/null 2>&1 | grep -q -- --start-at ||
+		# Read whole: "| grep -q" would end early, and ssh's SIGPIPE fail the pipeline (pipefail).
+		help="$(remote_run "$h" "${REMOTE_BIN[$h]}" --help </dev/null 2>&1)" || true
+		[[ "$help" == *--start-at* ]] ||
 			die "$h: ${REMOTE_BIN[$h]} has no --start-at, which starts the client hosts together: use this suite's newer tbench (--push copies it)"
 		meta+=("$(remote_host_meta "$h" client "")")
 	done
