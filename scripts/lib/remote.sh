@@ -96,9 +96,14 @@ remote_exec() { # HOST WORDS...
 }
 
 # Runs CMD on HOST if its guard still runs (status 97 and a message if not).
+# The command registers (cmd.PID) and then looks again; a guard that ends
+# removes guard.pid first, then waits for the registered commands: so an
+# ethtool that got past the check cannot land after the restore.
 # shellcheck disable=SC2016  # each runs on the other host, where it expands
 REMOTE_CHECKED='d="$1"; shift
-if [ -f "$d/guard.pid" ] && kill -0 "$(cat "$d/guard.pid")" 2>/dev/null; then exec "$@"; fi
+if [ -f "$d/guard.pid" ] && kill -0 "$(cat "$d/guard.pid")" 2>/dev/null && true 2>/dev/null >"$d/cmd.$$" &&
+	[ -f "$d/guard.pid" ]; then exec "$@"; fi
+rm -f "$d/cmd.$$" 2>/dev/null
 echo "$(uname -n): the tbench guard has ended (it restored this host): not running $1" >&2
 exit 97'
 remote_run() { # HOST CMD...
@@ -126,6 +131,13 @@ fi
 restore() { # WHY
 	trap "" HUP INT TERM PIPE
 	echo "$(date +%T) $1: restoring" 2>/dev/null
+	rm -f "$dir/guard.pid"
+	for ((i = 0; i < 50; i++)); do   # the commands already past the check end first (10 s at most)
+		busy=0
+		for f in "$dir"/cmd.*; do [ ! -e "$f" ] || ! kill -0 "${f##*.}" 2>/dev/null || busy=1; done
+		[ "$busy" -eq 1 ] || break
+		sleep 0.2
+	done
 	if [ -s "$dir/srv.pid" ]; then
 		pid="$(cat "$dir/srv.pid")"
 		kill -TERM -- "-$pid" 2>/dev/null
