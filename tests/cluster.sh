@@ -33,7 +33,6 @@ NS="tbcl$$"
 NET=10.213.0
 HOSTS=(srv c1 c2)
 declare -A ADDR=([srv]=$NET.2 [c1]=$NET.3 [c2]=$NET.4)
-MADE_RUN_SSHD=0
 SSHD_PIDS=()
 
 in_ns() { local h="$1"; shift; ip netns exec "$NS-$h" "$@"; }
@@ -46,7 +45,6 @@ teardown() {
 		for pid in $(ip netns pids "$NS-$h" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
 		ip netns del "$NS-$h" 2>/dev/null || true
 	done
-	[ "$MADE_RUN_SSHD" -eq 0 ] || rmdir /run/sshd 2>/dev/null || true
 	rm -rf "$TL_TMP"
 }
 trap teardown EXIT
@@ -77,8 +75,6 @@ start_sshds() {
 	ssh-keygen -q -t ed25519 -N '' -C tbench-cluster-host -f "$TL_TMP/hostkey"
 	ssh-keygen -q -t ed25519 -N '' -C tbench-cluster-user -f "$TL_TMP/id"
 	cp "$TL_TMP/id.pub" "$TL_TMP/authorized_keys"
-	# sshd insists on its privilege separation directory; made here only if missing.
-	if [ ! -d /run/sshd ]; then mkdir -m 755 /run/sshd && MADE_RUN_SSHD=1; fi
 	{
 		for h in "${HOSTS[@]}"; do printf 'Host %s\n  HostName %s\n' "$h" "${ADDR[$h]}"; done
 		printf 'Host c3\n  HostName %s\n' "$NET.9"   # nobody there
@@ -113,7 +109,13 @@ MaxStartups 100
 MaxSessions 100
 SetEnv PATH=$BUILD:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 EOF
-		in_ns "$h" /usr/sbin/sshd -D -e -f "$TL_TMP/sshd-$h.conf" 2>"$TL_TMP/sshd-$h.log" &
+		# sshd insists on its privilege separation directory, /run/sshd: a
+		# tmpfs on /run in a mount namespace of its own gives it one, so that
+		# the host's /run is never changed (and two of these tests never share it).
+		# shellcheck disable=SC2016
+		in_ns "$h" unshare -m --propagation private sh -c \
+			'mount -t tmpfs -o mode=755,size=1m tbsshd /run && mkdir -m 755 /run/sshd && exec "$@"' _ \
+			/usr/sbin/sshd -D -e -f "$TL_TMP/sshd-$h.conf" 2>"$TL_TMP/sshd-$h.log" &
 		SSHD_PIDS+=("$!")
 	done
 	for h in "${HOSTS[@]}"; do
@@ -137,14 +139,15 @@ srv_device() { # the offloads and MTU of srv's eth0
 	in_ns srv cat /sys/class/net/eth0/mtu
 }
 
-# Every process in the hosts' namespaces but their sshd, with its command line.
+# Every process in the hosts' namespaces but their sshd, with its command
+# line, one a line (a shell's script has newlines of its own).
 ns_processes() {
 	local h pid comm
 	for h in "${HOSTS[@]}"; do
 		for pid in $(ip netns pids "$NS-$h" 2>/dev/null); do
 			comm="$(cat "/proc/$pid/comm" 2>/dev/null || true)"
 			[ -z "$comm" ] || [ "$comm" = sshd ] || [[ "$comm" == sshd-* ]] ||
-				echo "$h: $pid $comm ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-100))"
+				echo "$h: $pid $comm ($(tr '\0\n\t' '   ' 2>/dev/null <"/proc/$pid/cmdline" | cut -c1-100))"
 		done
 	done
 }
@@ -160,11 +163,15 @@ leftovers() {
 	comm -12 <(sort <<<"$first") <(ns_processes | sort)
 }
 
-# The first process called NAME in HOST's namespace whose command line has WORD.
+# The first process called NAME in HOST's namespace whose command line has
+# WORD, and whose parent is not called NAME: tbench itself, not one of the
+# clients it forked (which, PIDs having wrapped, may come first).
 ns_pid() { # HOST NAME WORD
-	local pid
+	local pid ppid
 	for pid in $(ip netns pids "$NS-$1" 2>/dev/null); do
 		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || continue
+		ppid="$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null || true)"
+		[ "$(cat "/proc/${ppid:-0}/comm" 2>/dev/null)" != "$2" ] || continue
 		! tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q -- "$3" || { echo "$pid"; return; }
 	done
 }
@@ -202,6 +209,14 @@ sweep() { # OUT ARGS...: the sweep in ctl, output in OUT.out and OUT.err
 
 cols() { "$STATS" select --columns "$2" --tsv "$1/runs.csv"; }
 
+# What a sweep into OUT said, and its guards' logs: after a failed check.
+show_sweep() { # OUT
+	echo "    the sweep's last words:"
+	tail -n 12 "$1.err" | sed 's/^/      /'
+	echo "    its guards' logs:"
+	sed 's/^/      /' "$1"/runs/guard-*.log 2>/dev/null || true
+}
+
 # ---- the sweeps --------------------------------------------------------------------------
 
 remote_server() {
@@ -210,7 +225,8 @@ remote_server() {
 	[ "$rc" -eq 0 ] && ok "remote-server sweep (exit 0)" ||
 		{ not_ok "remote-server sweep: exit $rc"; sed 's/^/    /' "$out.err" | tail -n 8; }
 	[ "$(cols "$out" status | sort | uniq -c | awk '{ print $1 $2 }')" = 4ok ] &&
-		ok "remote server: 4 runs, all ok" || not_ok "remote server: runs $(cols "$out" status | paste -sd,)"
+		ok "remote server: 4 runs, all ok" ||
+		{ not_ok "remote server: runs $(cols "$out" status,error | paste -sd' ')"; show_sweep "$out"; }
 	# The read-back offloads: columns tso_read, gso_read where the knob columns are tso, gso.
 	read_cols=tso,gso
 	! head -n 1 "$out/runs.csv" | grep -q ',tso_read,' || read_cols=tso_read,gso_read
@@ -275,7 +291,7 @@ failing_host() {
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
 	wait $! || true
 	[ "$(cols "$out" status | paste -sd,)" = failed,ok ] && ok "a failing client host fails its point only" ||
-		{ not_ok "failing host: $(cols "$out" status,error | paste -sd' ')"; sed 's/^/    /' "$out"/runs/guard-*.log; }
+		{ not_ok "failing host: $(cols "$out" status,error | paste -sd' ')"; show_sweep "$out"; }
 	cols "$out" error | head -n 1 | grep -q 'client host c2: exit' &&
 		ok "the failed point names c2: $(cols "$out" error | head -n 1)" ||
 		not_ok "failing host: error is '$(cols "$out" error | head -n 1)'"
