@@ -140,14 +140,18 @@ srv_device() { # the offloads and MTU of srv's eth0
 }
 
 # Every process in the hosts' namespaces but their sshd, with its command
-# line, one a line (a shell's script has newlines of its own).
+# line, one a line (a shell's script has newlines of its own). Not the
+# shells of a command the sweep is sending (remote_run's look at the
+# guard, tbench-checked, before its exec): those end by themselves.
 ns_processes() {
-	local h pid comm
+	local h pid comm cmd
 	for h in "${HOSTS[@]}"; do
 		for pid in $(ip netns pids "$NS-$h" 2>/dev/null); do
 			comm="$(cat "/proc/$pid/comm" 2>/dev/null || true)"
-			[ -z "$comm" ] || [ "$comm" = sshd ] || [[ "$comm" == sshd-* ]] ||
-				echo "$h: $pid $comm ($(tr '\0\n\t' '   ' 2>/dev/null <"/proc/$pid/cmdline" | cut -c1-100))"
+			[ -n "$comm" ] && [ "$comm" != sshd ] && [[ "$comm" != sshd-* ]] || continue
+			cmd="$(tr '\0\n\t' '   ' 2>/dev/null <"/proc/$pid/cmdline" || true)"
+			{ [ "$comm" = bash ] || [ "$comm" = sh ]; } && [[ "$cmd" == *tbench-checked* ]] && continue
+			echo "$h: $pid $comm (${cmd:0:100})"
 		done
 	done
 }
