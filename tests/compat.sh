@@ -35,12 +35,7 @@ trap 'stop_server; rm -rf "$TL_TMP"' EXIT
 
 # Waits (30 s at most, for a loaded machine) until something listens on 7003.
 wait_for_port() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		(exec 3<>/dev/tcp/127.0.0.1/7003) 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+	tl_wait_port 7003 300
 }
 
 # mmtests' client-tiny.txt is lines 601-4173 of client.txt; ours where

@@ -149,13 +149,9 @@ command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
 # The external tbench_srv of the tcp runs, listening before we go on
 # (a minute at most, on a loaded machine).
 start_server() {
-	local i
 	"$SRV" -l 127.0.0.1 --port "$PORT" >>"$TL_TMP/srv.out" 2>&1 &
 	EXT_PID=$!
-	for ((i = 0; i < 600; i++)); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
-		sleep 0.1
-	done
+	tl_wait_port "$PORT" || true
 }
 
 PORT=$((20000 + $$ % 20000))

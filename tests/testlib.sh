@@ -50,6 +50,18 @@ tl_wait_for() {
 	return 1
 }
 
+# tl_wait_port PORT [TENTHS]: waits until something accepts on 127.0.0.1:PORT,
+# a minute at most by default (a loaded machine is slow to start a server);
+# 1 if never.
+tl_wait_port() {
+	local i
+	for ((i = 0; i < ${2:-600}; i++)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 tl_done() {
 	echo "$TL_COUNT checks, $TL_FAILED failed"
 	[ "$TL_FAILED" -eq 0 ]
