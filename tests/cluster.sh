@@ -207,7 +207,9 @@ check_restored() { # WHAT OUT
 sweep() { # OUT ARGS...: the sweep in ctl, output in OUT.out and OUT.err
 	local out="$1"
 	shift
-	in_ns ctl "$SWEEP" --ssh "ssh -F $TL_TMP/ssh_config" --out "$out" -q --backends tcp --reps 1 \
+	# Its temporary files in ours: a sweep killed with -9 cannot remove them.
+	mkdir -p "$TL_TMP/tmp"
+	TMPDIR="$TL_TMP/tmp" in_ns ctl "$SWEEP" --ssh "ssh -F $TL_TMP/ssh_config" --out "$out" -q --backends tcp --reps 1 \
 		-t 2 --warmup 0 "$@" -- -c "$LOAD" >"$out.out" 2>"$out.err" </dev/null
 }
 
