@@ -133,9 +133,16 @@ run_fault() {
 }
 
 # No process whose command line names this test's directory (every run's
-# --json does): the runs' clients and servers are all gone.
+# --json does): the runs' clients and servers are all gone. A few seconds'
+# grace: an orphaned server (its client killed) ends by its parent-death
+# signal, and under load its exit can lag the run's.
 no_process_left() {
-	! pgrep -f -- "$TL_TMP/" >/dev/null
+	local _
+	for _ in $(seq 100); do
+		pgrep -f -- "$TL_TMP/" >/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 applies() {   # applies BACKEND MODEL FAULT: a fault needs a server process to hit
@@ -147,14 +154,15 @@ applies() {   # applies BACKEND MODEL FAULT: a fault needs a server process to h
 
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
 # The external tbench_srv of the tcp runs, listening before we go on
-# (a minute at most, on a loaded machine).
+# (a minute at most, on a loaded machine), on a port the kernel picks (a
+# fixed one can be a client's in TIME_WAIT): PORT.
 start_server() {
-	"$SRV" -l 127.0.0.1 --port "$PORT" >>"$TL_TMP/srv.out" 2>&1 &
+	"$SRV" -l 127.0.0.1 --port 0 >"$TL_TMP/srv.out" 2>&1 &
 	EXT_PID=$!
-	tl_wait_port "$PORT" || true
+	tl_wait_for 'listening on' "$TL_TMP/srv.out" || true
+	PORT="$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TL_TMP/srv.out")"
 }
 
-PORT=$((20000 + $$ % 20000))
 start_server
 for backend in "${BACKENDS[@]}"; do
 	# A backend this build or kernel lacks (uring without liburing, mptcp

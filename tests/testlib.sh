@@ -75,7 +75,9 @@ tl_left_running() {
 	local name pid
 	for name in "$@"; do
 		for pid in $(pgrep -x "$name" || true); do
-			tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qx "TL_MARK=$TL_MARK" &&
+			# grep -q reads from a process substitution: under pipefail, tr
+			# killed by SIGPIPE would make a leftover look like none
+			grep -qx "TL_MARK=$TL_MARK" < <(tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ") &&
 				echo "$pid $(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
 		done
 	done
