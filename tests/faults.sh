@@ -120,7 +120,7 @@ run_fault() {
 	check "$what: exit 1 (got $rc)" [ "$rc" -eq 1 ]
 	check "$what: ended within $BOUND s, not the $LIMIT s limit ($took s)" [ "$took" -lt "$BOUND" ]
 	check "$what: says why" [ -n "$msg" ]
-	[ "$rc" -eq 1 ] || sed 's/^/    /' "$out.err" | head -5
+	[ "$rc" -eq 1 ] || sed -n '1,5s/^/    /p' "$out.err"
 	if [ -n "$json" ]; then
 		check "$what: a valid JSON file, status not ok" jq -e '.result.status != "ok"' "$json"
 	else

@@ -27,7 +27,10 @@ export TBENCH TBENCH_STATS="$STATS"
 
 # A backend that crosses lo (tcp) when there is one; else pipe and nop with
 # --all-offloads, so that on/off still happens on the namespace's lo.
-if "$TBENCH" -b help | grep -q '^  tcp '; then
+# The lists are read whole before they are searched: under pipefail, a
+# "| grep -q" that stops reading early can make its writer die of SIGPIPE and
+# the test see no match.
+if backends="$("$TBENCH" -b help)" && grep -q '^  tcp ' <<<"$backends"; then
 	BACKENDS=pipe,tcp
 	FORCE=()
 	NET=tcp
@@ -43,7 +46,8 @@ qdiscs_before="$(tc qdisc show 2>/dev/null || true)"
 # The read-back offloads: tso_read, ... where runs.csv also has the knobs
 # asked for (tso, ...); else tso, ... themselves.
 R=""
-! "$STATS" row --header | tr , '\n' | grep -qx tso_read || R=_read
+header="$("$STATS" row --header)" || header=""
+[[ ",$header," != *,tso_read,* ]] || R=_read
 KNOB_COLS=""
 ! "$STATS" row --knobs >/dev/null 2>&1 || KNOB_COLS=1
 
@@ -71,7 +75,7 @@ run_sweep() {
 		ok "$what (exit $got)"
 	else
 		not_ok "$what: exit $got, want $want"
-		sed 's/^/    /' "$TL_TMP/err" | head -5
+		sed -n '1,5s/^/    /p' "$TL_TMP/err"
 	fi
 }
 
@@ -179,13 +183,24 @@ sweep_run() {
 # (the sweep, its worker shell, tbench); SIGTERM the sweep alone; kill -9
 # leaves the worker without its supervisor, and it stops on its own.
 signals() {
-	local how want out pid rc _
+	local how want out pid rc seen _
 	for how in group-INT TERM KILL; do
 		out="$TL_TMP/sig-$how"
 		sweep_bg "$out.out" "$out.err" --backends pipe --clients 1 --reps 3 -t 3 --warmup 0 --out "$out"
 		pid=$BG_PID
-		# a run's tbench (meta.json is written when the set-up, its probe included, is done)
-		for _ in $(seq 300); do [ -f "$out/meta.json" ] && pgrep -g "$pid" -x tbench >/dev/null && break; sleep 0.1; done
+		# a run's tbench (meta.json is written when the set-up, its probe
+		# included, is done): two minutes at most, a loaded machine is slow
+		seen=""
+		for _ in $(seq 1200); do
+			if [ -f "$out/meta.json" ] && pgrep -g "$pid" -x tbench >/dev/null; then seen=1; break; fi
+			sleep 0.1
+		done
+		if [ -z "$seen" ]; then
+			not_ok "$how: no tbench seen: $(grep -v '^\[' "$out.err" | tail -n 3 | paste -sd'|')"
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+			continue
+		fi
 		case "$how" in
 		group-INT) want=130; kill -INT -- "-$pid" ;;
 		TERM) want=143; kill -TERM "$pid" ;;
@@ -193,7 +208,9 @@ signals() {
 		esac
 		rc=0
 		wait "$pid" 2>/dev/null || rc=$?    # not bash's "Killed" line
-		for _ in $(seq 150); do pgrep -g "$pid" >/dev/null || break; sleep 0.1; done
+		# After kill -9 the worker notices only when its run, the recording,
+		# the clean-up and meta.json are done: a minute at most under load.
+		for _ in $(seq 600); do pgrep -g "$pid" >/dev/null || break; sleep 0.1; done
 		[ "$rc" -eq "$want" ] && ok "$how: exit $rc" ||
 			not_ok "$how: exit $rc, want $want: $(grep -v '^\[' "$out.err" | tail -n 3 | paste -sd'|')"
 		pgrep -g "$pid" >/dev/null && not_ok "$how: still running: $(pgrep -a -g "$pid" | paste -sd'|')" ||
@@ -222,7 +239,8 @@ resume() {
 		--out "$out"
 	pid=$BG_PID
 	local _
-	for _ in $(seq 300); do
+	# two minutes at most for 3 rows: a loaded machine is slow
+	for _ in $(seq 1200); do
 		[ -f "$out/runs.csv" ] && [ "$(tail -n +2 "$out/runs.csv" | wc -l)" -ge 3 ] && break
 		sleep 0.1
 	done
@@ -299,8 +317,10 @@ veth() {
 # the JSON's read-backs, and for what it leaves behind.
 knobs_run() {
 	local out="$TL_TMP/knobs" runs cpu0 p
+	local help
+	help="$("$TBENCH" --help 2>&1)" || true
 	for p in --cpus --mtu --family; do
-		if ! "$TBENCH" --help 2>&1 | grep -q -- "$p"; then
+		if ! grep -q -- "$p" <<<"$help"; then
 			echo "# skipped the knob sweeps: this tbench has no $p"
 			return
 		fi
@@ -361,8 +381,9 @@ knobs_run() {
 # --veth: mtu and rate on the pair (one MTU above veth's maximum, which the
 # kernel refuses), placement with tbench_srv --cpus, IPv6 across the pair.
 knobs_veth() {
-	local out="$TL_TMP/kveth" p
-	if [ "$NET" != tcp ] || [ "$(id -u)" -ne 0 ] || ! "$TBENCH" --help 2>&1 | grep -q -- --cpus; then
+	local out="$TL_TMP/kveth" p help
+	help="$("$TBENCH" --help 2>&1)" || true
+	if [ "$NET" != tcp ] || [ "$(id -u)" -ne 0 ] || ! grep -q -- --cpus <<<"$help"; then
 		echo "# skipped the veth knob sweep: it needs root, tcp and tbench --cpus"
 		return
 	fi
@@ -416,7 +437,19 @@ knobs_dev() {
 		ip addr add 10.201.0.2/30 dev dv0 && ip link set dv0 up
 		ip -n devsrv addr add 10.201.0.1/30 dev dv1 && ip -n devsrv link set dv1 up
 		ip netns exec devsrv "$SRV" --listen 10.201.0.1 -q & srv=$!
-		for _ in $(seq 50); do ip netns exec devsrv ss -Hltn "sport = :7003" | grep -q . && break; sleep 0.1; done
+		# a minute at most (a loaded machine is slow), at once if it died
+		listening=""
+		for _ in $(seq 600); do
+			if [ -n "$(ip netns exec devsrv ss -Hltn "sport = :7003")" ]; then listening=1; break; fi
+			kill -0 "$srv" 2>/dev/null || break
+			sleep 0.1
+		done
+		if [ -z "$listening" ]; then
+			echo "tbench_srv in namespace devsrv is not listening on 10.201.0.1:7003" >"$T/dev.setup"
+			kill "$srv" 2>/dev/null || true; wait "$srv" || true
+			ip netns del devsrv
+			exit 1
+		fi
 		{ ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/"; tc qdisc show dev dv0; ethtool -k dv0; } >"$T/dev.before"
 		rc=0
 		"$SWEEP" --dev dv0 --server 10.201.0.1 --backends tcp,pipe --clients 1 --reps 1 -t 1 --warmup 0 \
@@ -428,7 +461,7 @@ knobs_dev() {
 		"$SWEEP" --dev dv0 --server 10.201.0.1 --backends tcp --clients 1 --reps 1 -t 60 --warmup 0 \
 			--offload off --vary mtu=9000 --vary rate=1gbit --out "$T/devint" >"$T/devint.out" 2>&1 & pid=$!
 		set +m
-		for _ in $(seq 300); do grep -qs "rate of host:dv0" "$T"/devint/runs/*.log.part && break; sleep 0.1; done
+		for _ in $(seq 1200); do grep -qs "rate of host:dv0" "$T"/devint/runs/*.log.part && break; sleep 0.1; done
 		sleep 0.5
 		ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/" >"$T/devint.during"
 		kill -INT "$pid"
@@ -437,9 +470,9 @@ knobs_dev() {
 		{ ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/"; tc qdisc show dev dv0; ethtool -k dv0; } >"$T/devint.after"
 		kill "$srv"; wait "$srv" || true
 		ip netns del devsrv
-	' || { not_ok "--dev: the namespace set-up failed"; return; }
+	' || { not_ok "--dev: the namespace set-up failed$(sed 's/^/: /' "$TL_TMP/dev.setup" 2>/dev/null)"; return; }
 	[ "$(cat "$TL_TMP/dev.rc")" = 0 ] && ok "--dev dv0 --vary mtu=9000 --vary rate=1gbit (exit 0)" ||
-		{ not_ok "--dev sweep: exit $(cat "$TL_TMP/dev.rc")"; sed 's/^/    /' "$TL_TMP/dev.err" | head -5; }
+		{ not_ok "--dev sweep: exit $(cat "$TL_TMP/dev.rc")"; sed -n '1,5s/^/    /p' "$TL_TMP/dev.err"; }
 	[ "$(cols "$TL_TMP/dev/runs.csv" backend,status,mtu,rate,dev | paste -sd' ')" = \
 		"$(printf 'tcp\tok\t9000\t1gbit\tdv0 pipe\tok\tn/a\tn/a\t')" ] && ok "--dev: tcp on dv0 with its knobs, pipe n/a" ||
 		not_ok "--dev rows: $(cols "$TL_TMP/dev/runs.csv" backend,status,mtu,rate,dev,error)"

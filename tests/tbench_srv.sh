@@ -27,7 +27,7 @@ trap cleanup EXIT
 
 # grep_ok WHAT PATTERN FILE
 grep_ok() {
-	if grep -q -- "$2" "$3"; then ok "$1"; else not_ok "$1: no '$2' in:"; sed 's/^/    /' "$3" | head -5; fi
+	if grep -q -- "$2" "$3"; then ok "$1"; else not_ok "$1: no '$2' in:"; sed -n '1,5s/^/    /p' "$3"; fi
 }
 
 # wait_for FILE PATTERN [PID]: poll (no fixed sleep) until the line appears;

@@ -177,7 +177,9 @@ net_start_server() { # [SRV-ARGS...]
 	echo "+ tbench_srv --port $NET_SRV_PORT -q $*" >>"$NET_SRV_LOG"
 	ip netns exec "$NET_NS_SRV" "$NET_SRV_BIN" --port "$NET_SRV_PORT" -q "$@" >>"$NET_SRV_LOG" 2>&1 &
 	NET_SRV_PID=$!
-	for _ in $(seq 50); do
+	# A minute at most: a loaded machine (an ASan build, make check -j) can
+	# be slow to start it; a server that dies ends the wait at once.
+	for _ in $(seq 600); do
 		if [ -n "$(ip netns exec "$NET_NS_SRV" ss -Hltn "sport = :$NET_SRV_PORT" 2>/dev/null)" ]; then return 0; fi
 		if ! kill -0 "$NET_SRV_PID" 2>/dev/null; then
 			NET_SRV_PID=""
@@ -186,7 +188,7 @@ net_start_server() { # [SRV-ARGS...]
 		fi
 		sleep 0.1
 	done
-	NET_SRV_ERROR="tbench_srv $* is not listening on port $NET_SRV_PORT after 5 s"
+	NET_SRV_ERROR="tbench_srv $* is not listening on port $NET_SRV_PORT after 60 s"
 	return 1
 }
 
