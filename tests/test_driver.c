@@ -3,6 +3,8 @@
  * loadfile says for the passes done, and failures must end the run. */
 #include "config.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,28 +184,71 @@ static void run_dbench_warmup(void)
 	run_result_free(&res);
 }
 
+/* A live child of `parent` other than the caller, from /proc; 0 if none.
+ * Zombies are skipped: a dead child not yet reaped is no client to kill. */
+static pid_t other_child(pid_t parent)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	while (proc && !found && (e = readdir(proc))) {
+		char path[64], line[512], state;
+		int ppid;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(line, 1, sizeof(line) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		line[n] = '\0';
+		char *p = strrchr(line, ')');   /* the name may hold spaces and parentheses */
+		if (p && sscanf(p + 1, " %c %d", &state, &ppid) == 2 && ppid == parent &&
+		    state != 'Z' && state != 'X')
+			found = pid;
+	}
+	if (proc)
+		closedir(proc);
+	return found;
+}
+
+/* The killer: any child of `parent` but itself is a client process. It
+ * waits 1 s, so that the run is usually under way, then up to 60 s more for
+ * a client, however slowly they are forked. */
+static int kill_a_client(pid_t parent)
+{
+	sleep_ns(1000000000);
+	for (int i = 0; i < 6000; i++) {
+		pid_t pid = other_child(parent);
+		if (pid > 0)
+			return kill(pid, SIGKILL) == 0 ? 0 : 1;
+		sleep_ns(10000000);
+	}
+	fprintf(stderr, "  killer: no client process of %d within 60 s\n", (int)parent);
+	return 1;
+}
+
 /* A client process killed from outside ends the run at once, named. */
 static void run_killed_client(void)
 {
 	struct run_config cfg = config("pipe", 2, true);
 	struct run_result res;
+	int status;
 
 	cfg.timelimit = 600;
 	pid_t self = getpid();
 	pid_t killer = fork();
-	if (killer == 0) {
-		/* The newest child of ours is a client process. */
-		sleep(1);
-		char cmd[128];
-		snprintf(cmd, sizeof(cmd), "pkill -KILL -n -P %d -x test_driver", (int)self);
-		_exit(system(cmd) == 0 ? 0 : 1);
-	}
+	if (killer == 0)
+		_exit(kill_a_client(self));
 	uint64_t t = now_ns();
 	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
 	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s limit */
 	CHECK(strstr(res.error, "killed by signal 9") != NULL);
 	fprintf(stderr, "  killed client reported as: %s\n", res.error);
-	waitpid(killer, NULL, 0);
+	CHECK(waitpid(killer, &status, 0) == killer && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
 	run_result_free(&res);
 }
 

@@ -363,12 +363,12 @@ static bool trickle_dropped(int fd)
 }
 
 /* Peers that send nothing, half a frame, or a trickle are dropped after
- * the timeout; a normal client is served meanwhile and after. 2 s, so that
- * a normal client on a loaded machine never takes that long. */
+ * the timeout; a normal client is served meanwhile and after. 3 s, so that
+ * a normal client starved on a loaded machine is not dropped too. */
 static void slow_peers(bool processes)
 {
 	struct server_config cfg = {
-		.listen = "127.0.0.1", .port = "0", .processes = processes, .timeout_secs = 2,
+		.listen = "127.0.0.1", .port = "0", .processes = processes, .timeout_secs = 3,
 	};
 	struct server *s = start_cfg(&cfg);
 	uint8_t half[14] = { 0 };
@@ -384,7 +384,7 @@ static void slow_peers(bool processes)
 	normal_client(s, NULL);
 	server_free(s);
 	const char *t = new_log();
-	bool ok = count_lines(t) == 3 && strstr(t, "idle for 2 s (--timeout)") &&
+	bool ok = count_lines(t) == 3 && strstr(t, "idle for 3 s (--timeout)") &&
 		  strstr(t, "too slow: 14 bytes of a frame") && strstr(t, "; closed it");
 	if (!ok)
 		fprintf(stderr, "  slow peers (%s): wanted 3 lines (idle, too slow x2), got:\n%s",
@@ -445,8 +445,19 @@ static void log_rate_limit(bool processes)
 	fprintf(stderr, "  %u bad peers (%s) in %.1f s: %u lines, %u suppressed in %u summaries\n",
 		peers, processes ? "processes" : "threads", secs, printed, suppressed, summaries);
 	CHECK_EQ_U(printed + suppressed, peers);
-	CHECK(printed <= SERVER_LOG_LINES_PER_SEC * ((unsigned)secs + 2));
-	CHECK(summaries >= 1);
+	/* The run touched at most whole seconds + 2 of the limiter's seconds:
+	 * more peers than that many seconds admit must have been suppressed. A
+	 * slow machine may send fewer; then no suppression without a summary. */
+	unsigned admitted = SERVER_LOG_LINES_PER_SEC * ((unsigned)secs + 2);
+	CHECK(printed <= admitted);
+	if (peers > admitted) {
+		CHECK(suppressed > 0);
+		CHECK(summaries >= 1);
+	} else {
+		CHECK((suppressed > 0) == (summaries > 0));
+		fprintf(stderr, "  too few peers a second to exercise the limit (%u in %.1f s)\n",
+			peers, secs);
+	}
 	CHECK_EQ_U(count_lines(t), printed + summaries);
 }
 
