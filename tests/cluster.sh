@@ -26,8 +26,10 @@ TBENCH="$(cd "$(dirname "$TBENCH")" && pwd)/$(basename "$TBENCH")"
 BUILD="$(dirname "$TBENCH")"
 STATS="$BUILD/tbench-stats"
 export TBENCH TBENCH_STATS="$STATS" TBENCH_SRV="$BUILD/tbench_srv"
-# A guard that loses its heartbeat restores its host after this long.
-export TBENCH_GUARD_TIMEOUT=10
+# The guards wait remote.sh's default (20 s) for a heartbeat: a short
+# timeout only where a check needs one (dropped_connection), so that a
+# stall of a loaded machine does not restore srv in the middle of a sweep.
+unset TBENCH_GUARD_TIMEOUT
 LOAD="$SRCDIR/loadfiles/tiny.txt"
 NS="tbcl$$"
 NET=10.213.0
@@ -87,7 +89,7 @@ Host *
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
   BatchMode yes
-  ConnectTimeout 5
+  ConnectTimeout 20
   LogLevel ERROR
 EOF
 	} >"$TL_TMP/ssh_config"
@@ -119,8 +121,8 @@ EOF
 		SSHD_PIDS+=("$!")
 	done
 	for h in "${HOSTS[@]}"; do
-		for _ in $(seq 100); do
-			! in_ns "$h" ss -Hltn "sport = :22" | grep -q . || break
+		for _ in $(seq 600); do   # 60 s at most: sshd is slow to start on a loaded machine
+			[ -z "$(in_ns "$h" ss -Hltn "sport = :22" 2>/dev/null)" ] || break
 			sleep 0.1
 		done
 		if in_ns ctl ssh -F "$TL_TMP/ssh_config" "$h" true </dev/null 2>"$TL_TMP/err"; then
@@ -176,7 +178,7 @@ ns_pid() { # HOST NAME WORD
 		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] || continue
 		ppid="$(awk '{ print $4 }' "/proc/$pid/stat" 2>/dev/null || true)"
 		[ "$(cat "/proc/${ppid:-0}/comm" 2>/dev/null)" != "$2" ] || continue
-		! tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q -- "$3" || { echo "$pid"; return; }
+		[[ "$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")" != *"$3"* ]] || { echo "$pid"; return; }
 	done
 }
 
@@ -189,8 +191,9 @@ guard_dirs_left() { # OUT
 # After a sweep into OUT: srv restored, nothing left running, no guard dir.
 check_restored() { # WHAT OUT
 	local left _
-	# A guard whose heartbeat stopped restores within TBENCH_GUARD_TIMEOUT
-	# (waited for up to 60 s: ssh and the guard are slow on a loaded machine).
+	# A guard whose heartbeat stopped restores within its timeout (20 s; 10 s
+	# in dropped_connection): waited for up to 60 s, as ssh and the guard are
+	# slow on a loaded machine.
 	for _ in $(seq 300); do
 		[ "$(srv_device)" != "$DEVICE_BEFORE" ] || [ -n "$(ns_processes)" ] || break
 		sleep 0.2
@@ -235,7 +238,7 @@ remote_server() {
 		{ not_ok "remote server: runs $(cols "$out" status,error | paste -sd' ')"; show_sweep "$out"; }
 	# The read-back offloads: columns tso_read, gso_read where the knob columns are tso, gso.
 	read_cols=tso,gso
-	! head -n 1 "$out/runs.csv" | grep -q ',tso_read,' || read_cols=tso_read,gso_read
+	[[ "$(head -n 1 "$out/runs.csv")" != *,tso_read,* ]] || read_cols=tso_read,gso_read
 	[ "$(cols "$out" "offload,$read_cols" | sort -u | paste -sd' ')" = "off	off	off on	on	on" ] &&
 		ok "remote server: srv's eth0 read back as each run asked" ||
 		not_ok "remote server: offload, $read_cols read back: $(cols "$out" "offload,$read_cols" | paste -sd' ')"
@@ -250,7 +253,7 @@ remote_server() {
 client_hosts() {
 	local out="$TL_TMP/clients" rc=0 json ids
 	sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c2 --push --clients 1,2 --offload on \
-		--start-lead 15 ||
+		--start-lead 30 ||
 		rc=$?
 	[ "$rc" -eq 0 ] && ok "two client hosts (exit 0)" ||
 		{ not_ok "two client hosts: exit $rc"; sed 's/^/    /' "$out.err" | tail -n 8; }
@@ -285,22 +288,29 @@ client_hosts() {
 # c2's tbench killed in the middle of the first run: that point fails,
 # naming c2; the next is ok.
 failing_host() {
-	local out="$TL_TMP/failing" pid="" _
+	local out="$TL_TMP/failing" pid="" sweep_pid error _
 	sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c2 --push --clients 1,2 --offload on \
-		--start-lead 15 -t 6 &
-	for _ in $(seq 300); do
+		--start-lead 30 -t 6 &
+	sweep_pid=$!
+	# 120 s at most: the guards, --push and the version checks over ssh, and
+	# tbench_srv's start, come first (slow on a loaded machine, with ASan).
+	for _ in $(seq 1200); do
 		pid="$(ns_pid c2 tbench --start-at)"
 		[ -z "$pid" ] || break
 		sleep 0.1
 	done
-	sleep 2
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
-	wait $! || true
+	if [ -n "$pid" ]; then
+		sleep 2
+		kill -KILL "$pid" 2>/dev/null || true
+	else
+		not_ok "failing host: c2's tbench never appeared (waited 120 s): nothing was killed"
+	fi
+	wait "$sweep_pid" || true
 	[ "$(cols "$out" status | paste -sd,)" = failed,ok ] && ok "a failing client host fails its point only" ||
 		{ not_ok "failing host: $(cols "$out" status,error | paste -sd' ')"; show_sweep "$out"; }
-	cols "$out" error | head -n 1 | grep -q 'client host c2: exit' &&
-		ok "the failed point names c2: $(cols "$out" error | head -n 1)" ||
-		not_ok "failing host: error is '$(cols "$out" error | head -n 1)'"
+	error="$(cols "$out" error | head -n 1)" || true
+	[[ "$error" == *"client host c2: exit"* ]] && ok "the failed point names c2: $error" ||
+		not_ok "failing host: error is '$error'"
 	check_restored "failing host" "$out"
 }
 
@@ -308,18 +318,24 @@ failing_host() {
 # run's end + $TBENCH_HOST_SLACK s); the point fails naming c2, its tbench is
 # killed there, and the sweep goes on.
 lagging_host() {
-	local out="$TL_TMP/lagging" pid="" _
+	local out="$TL_TMP/lagging" pid="" sweep_pid errors _
 	TBENCH_HOST_SLACK=5 sweep "$out" --server-host srv --server-dev eth0 --client-hosts c1,c2 --push \
-		--clients 1 --offload on --start-lead 15 -t 4 &
-	for _ in $(seq 600); do
+		--clients 1 --offload on --start-lead 30 -t 4 &
+	sweep_pid=$!
+	for _ in $(seq 1200); do   # 120 s at most, as in failing_host
 		pid="$(ns_pid c2 tbench --start-at)"
 		[ -z "$pid" ] || break
 		sleep 0.1
 	done
-	[ -z "$pid" ] || kill -STOP "$pid" 2>/dev/null || true
-	wait $! || true
-	cols "$out" error | grep -q 'client host c2: no result 5 s after the run.s end (lagging)' &&
-		ok "a lagging client host fails the point, named: $(cols "$out" error | cut -c1-90)" ||
+	if [ -n "$pid" ]; then
+		kill -STOP "$pid" 2>/dev/null || true
+	else
+		not_ok "lagging host: c2's tbench never appeared (waited 120 s): nothing was stopped"
+	fi
+	wait "$sweep_pid" || true
+	errors="$(cols "$out" error)" || true
+	grep -q 'client host c2: no result 5 s after the run.s end (lagging)' <<<"$errors" &&
+		ok "a lagging client host fails the point, named: $(cut -c1-90 <<<"$errors")" ||
 		not_ok "lagging host: $(cols "$out" status,error | paste -sd' ')"
 	check_restored "lagging host" "$out"
 }
@@ -367,7 +383,10 @@ killed_sweep() {
 # running; its runs after that fail, saying so.
 dropped_connection() {
 	local out="$TL_TMP/dropped" sweep_pid guard="" _
-	# Runs longer than the guard's timeout: the one running when it restores fails.
+	# This sweep's guard restores srv 10 s after its heartbeat stops (exported
+	# for this function only). Runs longer than that: the one running when it
+	# restores fails.
+	local -x TBENCH_GUARD_TIMEOUT=10
 	sweep "$out" --server-host srv --server-dev eth0 --clients 1,2,4 --offload off -t "$((TBENCH_GUARD_TIMEOUT + 4))" &
 	sweep_pid=$!
 	for _ in $(seq 600); do
@@ -381,7 +400,7 @@ dropped_connection() {
 	check_restored "dropped ssh connection (sweep still running)" "$out"
 	[ -z "$guard" ] || kill -CONT "$guard" 2>/dev/null || true
 	wait "$sweep_pid" || true
-	cols "$out" status | grep -q failed &&
+	grep -q failed <<<"$(cols "$out" status)" &&
 		ok "dropped connection: a run after it failed: $(cols "$out" error | grep . | tail -n 1 | cut -c1-120)" ||
 		not_ok "dropped connection: runs: $(cols "$out" status,error | paste -sd' ')"
 	check_restored "dropped ssh connection (sweep ended)" "$out"
@@ -391,7 +410,10 @@ make_cluster
 start_sshds
 DEVICE_BEFORE="$(srv_device)"
 remote_server
-if "$TBENCH" --help 2>&1 | grep -q -- --start-at; then
+# The help read whole: "| grep -q" may end after its first part, and
+# tbench's SIGPIPE fail the pipeline (pipefail), skipping these quietly.
+help="$("$TBENCH" --help 2>&1 || true)"
+if [[ "$help" == *--start-at* ]]; then
 	client_hosts
 	failing_host
 	lagging_host

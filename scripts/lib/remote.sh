@@ -72,6 +72,7 @@ remote_check_options() {
 		usage_error "--server-dev: bad interface name '$REMOTE_SERVER_DEV'"
 	is_secs "$REMOTE_START_LEAD" || usage_error "--start-lead: '$REMOTE_START_LEAD' is not a number of seconds"
 	MODE=remote
+	# shellcheck disable=SC2034  # read by net_route (netns.sh) and write_meta
 	REMOTE_DEVS="${REMOTE_SERVER_DEV:+@$REMOTE_SERVER_HOST:$REMOTE_SERVER_DEV}"
 }
 
@@ -178,13 +179,13 @@ fi
 echo "+ $bin --port $port -q $*" >>"$dir/srv.log"
 setsid "$bin" --port "$port" -q "$@" >>"$dir/srv.log" 2>&1 </dev/null &
 echo "$!" >"$dir/srv.pid"
-for _ in $(seq 50); do
+for _ in $(seq 600); do   # 60 s at most: slow to start on a loaded machine (ASan)
 	# Its own listening socket: another server on the port is no success.
 	if ss -Hltnp "sport = :$port" 2>/dev/null | grep -q "pid=$!,"; then exit 0; fi
 	if ! kill -0 "$!" 2>/dev/null; then echo "tbench_srv did not start: $(tail -n 1 "$dir/srv.log")" >&2; exit 1; fi
 	sleep 0.1
 done
-echo "tbench_srv is not listening on port $port after 5 s: $(tail -n 1 "$dir/srv.log")" >&2
+echo "tbench_srv is not listening on port $port after 60 s: $(tail -n 1 "$dir/srv.log")" >&2
 exit 1'
 
 # A client host's tbench, stopped (SIGINT: it writes what it measured; then
@@ -227,7 +228,7 @@ remote_start_guard() { # HOST DEV
 		"$REMOTE_GUARD_TIMEOUT_S")" <"$fifo" >"$log" 2>&1 &
 	REMOTE_GUARD_PIDS[$host]=$!
 	REMOTE_GUARD_LOG[$host]="$log"
-	for _ in $(seq 300); do
+	for _ in $(seq 600); do   # 60 s at most (ssh is slow on a loaded machine); ends when ssh does
 		if grep -q '^ready$' "$log" 2>/dev/null; then
 			dir="$(sed -n 's/^dir //p' "$log")"
 			REMOTE_DIR[$host]="$dir"
@@ -331,6 +332,7 @@ remote_setup() { # TBENCH TBENCH_SRV
 			die "$h: ${REMOTE_BIN[$h]} has no --start-at, which starts the client hosts together: use this suite's newer tbench (--push copies it)"
 		meta+=("$(remote_host_meta "$h" client "")")
 	done
+	# shellcheck disable=SC2034  # read by write_meta
 	REMOTE_META="$(printf '%s\n' "${meta[@]}" | jq -s -c .)"
 }
 
