@@ -92,8 +92,11 @@ independent_count() {
 		clock_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
 	fi
 	echo "# $who: task clock ours $ours_ms ms, $clock $clock_ms ms"
-	check "$who: task clock within 10% of $clock's" \
-		awk -v a="$ours_ms" -v b="$clock_ms" 'BEGIN { exit !(a / b > 0.9 && a / b < 1.1) }'
+	# Ours is part of the other: at most a little more (a double count is
+	# a bug), less by the set-up and teardown (more with ASan: its start-up,
+	# its leak check at each exit). A task left out costs far more.
+	check "$who: task clock 85-105% of $clock's" \
+		awk -v a="$ours_ms" -v b="$clock_ms" 'BEGIN { exit !(a / b > 0.85 && a / b < 1.05) }'
 	if $have_perf; then
 		perf_cs="$(awk -F, '$3 == "context-switches" { print $1 }' "$TL_TMP/perf.csv")"
 		echo "# $who: context switches ours $ours_cs, perf stat $perf_cs"
