@@ -196,8 +196,7 @@ inflight_latency() {
 	# A port the kernel picks: a fixed one can be a client's in TIME_WAIT.
 	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$TL_TMP/srv.out" 2>&1 &
 	srv=$!
-	tl_wait_for 'listening on' "$TL_TMP/srv.out" || true
-	port="$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TL_TMP/srv.out")"
+	port="$(tl_server_port "$TL_TMP/srv.out")" || true
 	"$TBENCH" -b tcp 1 127.0.0.1 --port "$port" -t 8 --warmup 0 --timeout 30 -c "$TINY" >"$TL_TMP/stall.out" 2>&1 &
 	pid=$!
 	tl_wait_for " execute " "$TL_TMP/stall.out" || true

@@ -157,10 +157,12 @@ command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
 # (a minute at most, on a loaded machine), on a port the kernel picks (a
 # fixed one can be a client's in TIME_WAIT): PORT.
 start_server() {
-	"$SRV" -l 127.0.0.1 --port 0 >"$TL_TMP/srv.out" 2>&1 &
+	# emptied here, not by the server's redirection: that one comes after the
+	# fork, and the line read next could be the last server's
+	: >"$TL_TMP/srv.out"
+	"$SRV" -l 127.0.0.1 --port 0 >>"$TL_TMP/srv.out" 2>&1 &
 	EXT_PID=$!
-	tl_wait_for 'listening on' "$TL_TMP/srv.out" || true
-	PORT="$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TL_TMP/srv.out")"
+	PORT="$(tl_server_port "$TL_TMP/srv.out")" || true
 }
 
 start_server

@@ -153,8 +153,7 @@ fi
 "$SRV" -p 0 --cpus "$SERVER_CPU" >"$TMP/srv.out" 2>"$TMP/srv.err" &
 SRV_PID=$!
 PIDS+=("$SRV_PID")
-if tl_wait_for "listening on" "$TMP/srv.out"; then
-	port="$(sed -n 's/.*:\([0-9]*\) (.*/\1/p' "$TMP/srv.out")"
+if port="$(tl_server_port "$TMP/srv.out")"; then
 	if start_run srvcpus -b tcp -t 10 2 127.0.0.1 --port "$port"; then
 		mapfile -t conns < <(children_of "$SRV_PID")
 		n=$(count_pinned "$SERVER_CPU" "${conns[@]/#//proc/}")
@@ -213,8 +212,7 @@ if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
 	"$SRV" -p 0 -l ::1 >"$TMP/srv6.out" 2>"$TMP/srv6.err" &
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
-	if tl_wait_for "listening on" "$TMP/srv6.out"; then
-		port="$(sed -n 's/.*:\([0-9]*\) (.*/\1/p' "$TMP/srv6.out")"
+	if port="$(tl_server_port "$TMP/srv6.out")"; then
 		expect_exit 0 "--family ipv6 against tbench_srv -l ::1" "$TBENCH" -b tcp --family ipv6 -c "$TINY" --run-once -q 2 ::1 --port "$port"
 		expect_exit 2 "--family ipv4 for an IPv6 address" "$TBENCH" -b tcp --family ipv4 -c "$TINY" --run-once -q 2 ::1 --port "$port"
 	else

@@ -50,6 +50,16 @@ tl_wait_for() {
 	return 1
 }
 
+# tl_server_port FILE: the port a tbench_srv started with --port 0 says it
+# listens on, once FILE (its output) has the line, a minute at most as
+# tl_wait_for; 1, and nothing printed, if never.
+tl_server_port() {
+	tl_wait_for 'listening on' "$1" || return 1
+	local port
+	port="$(sed -n 's/.*listening on .*:\([0-9]*\) (.*/\1/p' "$1")"
+	[ -n "$port" ] && echo "$port"
+}
+
 # tl_wait_port PORT [TENTHS]: waits until something accepts on 127.0.0.1:PORT,
 # a minute at most by default (a loaded machine is slow to start a server);
 # 1 if never.

@@ -67,8 +67,7 @@ done
 "$SRV" --port 0 --listen 127.0.0.1 >"$TL_TMP/srv.out" 2>&1 &
 srv=$!
 trap 'kill "$srv" 2>/dev/null || true; rm -rf "$TL_TMP"' EXIT
-if tl_wait_for 'listening on' "$TL_TMP/srv.out"; then
-	port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TL_TMP/srv.out")
+if port="$(tl_server_port "$TL_TMP/srv.out")"; then
 	TBENCH_ZEROCOPY_THRESHOLD=10000 expect_exit 0 "tcp-zc to tbench_srv at 127.0.0.1:$port" \
 		"$TBENCH" -b tcp-zc --port "$port" 2 --run-once -q -c "$LOAD" --json "$TL_TMP/srv.json" 127.0.0.1
 	counts "to tbench_srv" "$TL_TMP/srv.json" 2 2 4
