@@ -27,13 +27,13 @@
 
 /* Reads in a tight loop for a while, and for a number of reads too, since a
  * preempted thread may get none of the while: no value below the one before. */
-#define MONOTONIC_READS 100000u
+#define MIN_READS 100000u
 static void check_monotonic(void)
 {
 	uint64_t prev = now_ns(), backwards = 0, reads = 0;
 	uint64_t end = prev + 50000000u;
 
-	for (uint64_t t = prev; t < end || reads < MONOTONIC_READS; prev = t, reads++) {
+	for (uint64_t t = prev; t < end || reads < MIN_READS; prev = t, reads++) {
 		t = now_ns();
 		backwards += t < prev;
 	}
@@ -46,7 +46,6 @@ static void check_monotonic(void)
  * the load before it, and the run's figures only need CPUs to agree to far
  * better than the driver's 100 ms polls. */
 #define CROSS_SLACK_NS 100000ull
-#define CROSS_READS 100000u
 static _Atomic uint64_t latest, cross_behind, cross_reads;
 
 /* Until the end and a number of reads between them, as for check_monotonic(). */
@@ -61,7 +60,7 @@ static void *pass_readings(void *arg)
 		if (t > seen)
 			atomic_compare_exchange_strong(&latest, &seen, t);
 		uint64_t reads = atomic_fetch_add(&cross_reads, 1) + 1;
-		if (t >= end && reads >= CROSS_READS)
+		if (t >= end && reads >= MIN_READS)
 			return NULL;
 	}
 }
