@@ -59,9 +59,9 @@ void report_header(FILE *f, const struct run_config *cfg, const struct report_op
 }
 
 void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
-		     double mb_per_sec, double secs, double latency_ms)
+		     double mb_per_sec, unsigned secs, double latency_ms)
 {
-	fprintf(f, "%4u  %8llu  %7.2f MB/sec  %s %3.0f sec  latency %.03f ms\n",
+	fprintf(f, "%4u  %8llu  %7.2f MB/sec  %s %3u sec  latency %.03f ms\n",
 		nclients, lines_per_client, mb_per_sec, phase, secs, latency_ms);
 	flush(f);
 }

@@ -18,7 +18,7 @@ struct report_options {
 /* dbench's lines before the run: version, and what it is about to do. */
 void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro);
 void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
-		     double mb_per_sec, double secs, double latency_ms);
+		     double mb_per_sec, unsigned secs, double latency_ms);
 void report_cleanup(FILE *f, unsigned nclients, double secs);
 /* The operation table and, for a run that worked, the Throughput line, as
  * dbench prints them. */

@@ -89,6 +89,12 @@ only_dbench_lines() {
 		-e '^Throughput [0-9.e+]+ MB/sec  [0-9]+ clients  [0-9]+ procs  max_latency=[0-9]+\.[0-9]{3} ms$' "$1" >&2
 }
 
+# execute_seconds_rise FILE: FILE has execute lines, their seconds
+# (mmtests' $6) strictly rising: one line a second, none repeated.
+execute_seconds_rise() {
+	awk '/ execute / { if (n && $6 + 0 <= prev) bad = 1; prev = $6 + 0; n++ } END { exit (bad || !n) }' "$1"
+}
+
 # The lines mmtests and LKP parse, field by field.
 output_format() {
 	expect_exit 0 "pipe, 3 clients, 2 s" "$TBENCH" -b pipe 3 -t 2 --warmup 2 -c "$TINY" --json "$TL_TMP/run.json"
@@ -101,6 +107,7 @@ output_format() {
 	check "no warmup line once executing" awk '/execute/ { e = 1 } /warmup/ && e { bad = 1 } END { exit bad }' "$out"
 	check "execute progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  execute +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
 	check "cleanup lines down to 0" grep -Eq '^   0  cleanup +[0-9]+ sec$' "$out"
+	check "execute seconds strictly rising" execute_seconds_rise "$out"
 	check "nothing on standard output that dbench does not print" only_dbench_lines "$out"
 	# mmtests: $3 (MB/sec) and $6 (seconds) of the execute lines.
 	check "mmtests fields \$3 and \$6" awk '/execute/ { if ($3 + 0 <= 0 || $6 != int($6)) bad = 1; n++ } END { exit (n == 0 || bad) }' "$out"
@@ -213,7 +220,9 @@ default_loadfile() {
 }
 
 # The age of an exchange still in flight shows in the progress lines while
-# it stalls (the server stopped), and in max_latency.
+# it stalls (the server stopped), and in max_latency. tbench itself is
+# stopped for the first 2.2 s of it: the seconds it missed are not printed
+# when it wakes, one line a second as dbench.
 inflight_latency() {
 	local port srv pid rc=0 failed_before="$TL_FAILED"
 	# A port the kernel picks: a fixed one can be a client's in TIME_WAIT.
@@ -225,7 +234,10 @@ inflight_latency() {
 	tl_wait_for " execute " "$TL_TMP/stall.out" || true
 	# tbench_srv serves each connection in a process of its own: stop them all.
 	kill -STOP "$srv" $(pgrep -P "$srv") 2>/dev/null || true
-	sleep 3.5
+	kill -STOP "$pid" 2>/dev/null || true
+	sleep 2.2   # two lines missed: before, they were caught up with the same second
+	kill -CONT "$pid" 2>/dev/null || true
+	sleep 2.3   # two more lines while the exchange still stalls
 	kill -CONT "$srv" $(pgrep -P "$srv") 2>/dev/null || true
 	wait "$pid" || rc=$?
 	kill "$srv" 2>/dev/null || true
@@ -235,6 +247,9 @@ inflight_latency() {
 	check "the progress lines' latency grows while the exchange is stalled" awk '
 		/ execute / { lat = $(NF - 1) + 0; if (prev >= 900 && lat >= prev + 800) grew = 1; prev = lat }
 		END { exit !grew }' "$TL_TMP/stall.out"
+	check "one line a second through the stall, no second repeated" execute_seconds_rise "$TL_TMP/stall.out"
+	check "the line after the seconds missed carries the stall's latency" awk '
+		/ execute / { if (n && $6 > prev + 1 && $(NF - 1) >= 2000) ok = 1; prev = $6; n++ } END { exit !ok }' "$TL_TMP/stall.out"
 	check "max_latency counts the stalled exchange" awk '
 		/^Throughput/ { split($0, f, "max_latency="); if (f[2] + 0 >= 3000) ok = 1 } END { exit !ok }' "$TL_TMP/stall.out"
 	[ "$TL_FAILED" -eq "$failed_before" ] || grep -E ' execute |^Throughput' "$TL_TMP/stall.out" | sed 's/^/    /'
