@@ -114,6 +114,11 @@ static int prepare(struct options *o, struct loadfile *lf)
 			name, o->run.bcfg.server);
 		return -1;
 	}
+	if (o->run.bcfg.no_own_server && !(o->run.backend->flags & BACKEND_TAKES_SERVER)) {
+		fprintf(stderr, "tbench: --no-own-server: backend %s always brings its own server: "
+			"drop --no-own-server, or use -b tcp (dbench's tbench)\n", name);
+		return -1;
+	}
 	if (o->run.bcfg.family && !(o->run.backend->flags & BACKEND_FAMILY))
 		return refuse_backend(name, "--family", "does not choose its address family",
 				      BACKEND_FAMILY);

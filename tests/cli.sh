@@ -219,6 +219,50 @@ default_loadfile() {
 	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
 }
 
+# free_port: a port of 127.0.0.1 nothing listens on, from the ephemeral range.
+free_port() {
+	local port i
+	for ((i = 0; i < 50; i++)); do
+		port=$((32768 + RANDOM % 28000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# tcp without SERVER and nothing on the port: tbench starts its own server
+# and says where on standard error; with --no-own-server it fails, as dbench.
+own_server() {
+	local port srv busy
+	port="$(free_port)" || { not_ok "no free port found"; return 0; }
+	expect_exit 1 "--no-own-server, nothing on port $port" "$TBENCH" -b tcp 2 --port "$port" \
+		--no-own-server --run-once -q -c "$TINY"
+	check "names the address and says to start tbench_srv there" grep -qF \
+		"tcp: --no-own-server: no tbench_srv listens on 127.0.0.1:$port: start one there (tbench_srv -l 127.0.0.1 --port $port)" \
+		"$TL_TMP/err"
+	check "no Throughput line" bash -c "! grep -q Throughput '$TL_TMP/out'"
+	expect_exit 0 "nothing on port $port: tbench starts its own server" "$TBENCH" -b tcp 2 --port "$port" \
+		--run-once -q -c "$TINY"
+	check "one line on standard error says so, with the address" [ "$(grep -cF \
+		"tbench: tcp: no tbench_srv listens on 127.0.0.1:$port: starting one of tbench's own on 127.0.0.1 port $port (--no-own-server makes this an error)" \
+		"$TL_TMP/err")" -eq 1 ]
+	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$TL_TMP/own.out" 2>&1 &
+	srv=$!
+	busy="$(tl_server_port "$TL_TMP/own.out")" || true
+	expect_exit 0 "--no-own-server, tbench_srv on port ${busy:-?}" "$TBENCH" -b tcp 2 --port "${busy:-0}" \
+		--no-own-server --run-once -q -c "$TINY"
+	check "uses it, and starts none" bash -c "grep -q 'using the server already listening on 127.0.0.1:$busy' '$TL_TMP/err' &&
+		! grep -q 'starting one' '$TL_TMP/err'"
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	expect_exit 2 "--no-own-server with a backend that brings its own" "$TBENCH" -b pipe 2 --no-own-server --run-once -c "$TINY"
+	check "says pipe always brings its own" grep -q -- '--no-own-server: backend pipe always brings its own server' "$TL_TMP/err"
+	expect_exit 2 "--no-own-server with --server-cpus" "$TBENCH" -b tcp 2 --no-own-server --server-cpus 0 --run-once -c "$TINY"
+}
+
 # The age of an exchange still in flight shows in the progress lines while
 # it stalls (the server stopped), and in max_latency. tbench itself is
 # stopped for the first 2.2 s of it: the seconds it missed are not printed
@@ -263,6 +307,7 @@ output_format
 reconnect
 show_execute_time
 default_loadfile
+own_server
 inflight_latency
 interrupt
 tl_done
