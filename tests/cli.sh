@@ -263,6 +263,25 @@ own_server() {
 	expect_exit 2 "--no-own-server with --server-cpus" "$TBENCH" -b tcp 2 --no-own-server --server-cpus 0 --run-once -c "$TINY"
 }
 
+# The waits a loadfile asks for (timestamps, Sleep) are not exchanges: longer
+# than --timeout, on either side, they fail nothing; tbench_srv keeps the
+# quiet connection.
+loadfile_waits() {
+	local srv port
+	printf '%s\n' '0.0 Mkdir "\clients" NT_STATUS_OK' '1.6 Mkdir "\clients\a" NT_STATUS_OK' \
+		'Sleep 1600 NT_STATUS_OK' 'Rmdir "\clients\a" NT_STATUS_OK' >"$TL_TMP/waits.txt"
+	expect_exit 0 "a timestamp and a Sleep longer than --timeout" "$TBENCH" -b pipe 1 --run-once -q \
+		--timeout 1 -c "$TL_TMP/waits.txt"
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 --timeout 1 >"$TL_TMP/wsrv.out" 2>&1 &
+	srv=$!
+	port="$(tl_server_port "$TL_TMP/wsrv.out")" || true
+	expect_exit 0 "the same against tbench_srv --timeout 1" "$TBENCH" -b tcp 1 127.0.0.1 --port "${port:-0}" \
+		--run-once -q --timeout 1 -c "$TL_TMP/waits.txt"
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	check "tbench_srv dropped no connection" bash -c "! grep -q 'closed it' '$TL_TMP/wsrv.out'"
+}
+
 # The age of an exchange still in flight shows in the progress lines while
 # it stalls (the server stopped), and in max_latency. tbench itself is
 # stopped for the first 2.2 s of it: the seconds it missed are not printed
@@ -308,6 +327,7 @@ reconnect
 show_execute_time
 default_loadfile
 own_server
+loadfile_waits
 inflight_latency
 interrupt
 tl_done
