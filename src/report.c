@@ -173,9 +173,11 @@ void report_notes(FILE *f, const struct run_config *cfg, const struct report_opt
 	if (!res->executed)
 		return;
 	if (res->status != RUN_OK) {
-		fprintf(f, "tbench: partial figures, not a result (%s after %.1f of %g s): ",
-			res->status == RUN_FAILED ? "failed" : "interrupted", res->execute_secs,
-			cfg->timelimit);
+		fprintf(f, "tbench: partial figures, not a result (%s after %.1f ",
+			res->status == RUN_FAILED ? "failed" : "interrupted", res->execute_secs);
+		if (cfg->timelimit > 0)   /* --run-once alone has no time limit */
+			fprintf(f, "of %g ", cfg->timelimit);
+		fprintf(f, "s): ");
 		throughput_figures(f, cfg, ro, res);
 	}
 	prefix_warning(f, cfg, res);
