@@ -53,9 +53,12 @@ int tcp_check_as(const struct tcp_flavour *fl, const struct backend_config *cfg,
 	const char *spec = cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT;
 	long port;
 
-	if (cfg->port && parse_long_range(cfg->port, cfg->server ? 1 : 0, 65535, &port) < 0)
+	/* Port 0 is for a server of our own: the kernel picks its port. */
+	int least = cfg->server || cfg->no_own_server ? 1 : 0;
+
+	if (cfg->port && parse_long_range(cfg->port, least, 65535, &port) < 0)
 		return err_set(err, "%s: --port %s: not a port number from %d to 65535",
-			       fl->name, cfg->port, cfg->server ? 1 : 0);
+			       fl->name, cfg->port, least);
 	if (sockopts_parse_tcp(spec, &opts, err) < 0) {
 		struct errbuf why = *err;
 		return err_set(err, "%s: -T %s: %s", fl->name, spec, why.msg);
@@ -66,6 +69,12 @@ int tcp_check_as(const struct tcp_flavour *fl, const struct backend_config *cfg,
 	if (cfg->server && cfg->server_cpus)
 		return err_set(err, "%s: --server-cpus pins the server tbench starts itself: with "
 			       "SERVER, start that tbench_srv with --cpus instead", fl->name);
+	if (cfg->no_own_server && cfg->server_cpus)
+		return err_set(err, "%s: --no-own-server and --server-cpus: --server-cpus pins the "
+			       "server tbench starts itself: drop one of them", fl->name);
+	if (cfg->no_own_server && !cfg->server && !fl->local_server_first)
+		return err_set(err, "%s: --no-own-server: without SERVER %s always starts a server "
+			       "of its own: give SERVER, or drop --no-own-server", fl->name, fl->name);
 	return cfg->server ? check_server(fl->name, cfg, err) : 0;
 }
 
@@ -228,6 +237,27 @@ static bool server_on_localhost(struct tcp_run *r, const struct backend_config *
 	return false;
 }
 
+/* dbench's tbench would stop here: with --no-own-server so do we, saying
+ * where a server was looked for; else we start ours and say so, as the
+ * figures are then of a server the user did not start. */
+static int no_local_server(struct tcp_run *r, const struct backend_config *cfg,
+			   char *port, size_t portlen, struct errbuf *err)
+{
+	char tried[sizeof(r->addr)];
+
+	snprintf(tried, sizeof(tried), "%s", r->addr[0] ? r->addr : loopback(cfg));
+	if (cfg->no_own_server)
+		return err_set(err, "%s: --no-own-server: no tbench_srv listens on %s: start one "
+			       "there (tbench_srv -l %s --port %s), or give SERVER", r->fl->name, tried,
+			       loopback(cfg), port);
+	if (start_own_server(r, cfg, port, portlen, err) < 0)
+		return -1;
+	fprintf(stderr, "tbench: %s: no tbench_srv listens on %s: starting one of tbench's own "
+		"on %s port %s (--no-own-server makes this an error)\n", r->fl->name, tried,
+		loopback(cfg), port);
+	return 0;
+}
+
 int tcp_start_as(const struct tcp_flavour *fl, const struct backend_config *cfg, void **run,
 		 struct errbuf *err)
 {
@@ -249,7 +279,8 @@ int tcp_start_as(const struct tcp_flavour *fl, const struct backend_config *cfg,
 	/* --server-cpus pins tbench's own server: one already on localhost is not. */
 	bool look_local = fl->local_server_first && !cfg->server_cpus;
 	if (rc == 0 && !cfg->server && !(look_local && server_on_localhost(r, cfg, port)))
-		rc = start_own_server(r, cfg, port, sizeof(port), err);
+		rc = look_local ? no_local_server(r, cfg, port, sizeof(port), err)
+				: start_own_server(r, cfg, port, sizeof(port), err);
 	if (rc == 0 && !r->ai)
 		rc = resolve(r, cfg, cfg->server ? cfg->server : loopback(cfg), port, err);
 	if (rc < 0) {

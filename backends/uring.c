@@ -749,6 +749,9 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 				       "127.0.0.1, to use a tbench_srv there)", cfg->port);
 		if (cfg->unix_path)
 			return err_set(err, "uring: --unix is for the unix backend: drop it");
+		if (cfg->no_own_server)
+			return err_set(err, "uring: --no-own-server: without SERVER each client brings "
+				       "its own server: give SERVER, or drop --no-own-server");
 		if (sockopts_parse_tcp(spec, &so, err) < 0) {
 			struct errbuf why = *err;
 			return err_set(err, "uring: -T %s: %s", spec, why.msg);

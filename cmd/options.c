@@ -78,7 +78,7 @@ static void note_fs_only(const char *name)
 struct raw {
 	double timelimit, warmup;
 	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
-	int per_client, sync_open, sync_dirs, unused, cost, netns, perf;
+	int per_client, sync_open, sync_dirs, unused, cost, netns, perf, no_own_server;
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
 	char *server_opt;
@@ -232,6 +232,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "server", 0, POPT_ARG_STRING, &w->server_opt, 0, "the SERVER argument, as an option", "HOST" },
 		{ "port", 0, POPT_ARG_STRING, &o->run.bcfg.port, 0,
 		  "TCP port of the server (default " WIRE_PORT_STRING ")", "PORT" },
+		{ "no-own-server", 0, POPT_ARG_NONE, &w->no_own_server, 0,
+		  "tcp, tcp-zc: no SERVER and none listening on localhost is an error, as dbench "
+		  "(default: tbench starts its own)", NULL },
 		{ "unix", 0, POPT_ARG_STRING, &o->run.bcfg.unix_path, 0,
 		  "unix backend: socket of a running tbench_srv --unix", "PATH" },
 		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
@@ -408,6 +411,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->bcfg.nclients *= (unsigned)w->per_process;
 	r->bcfg.processes = !w->threads;
 	r->bcfg.copy_replies = w->copy_replies;
+	r->bcfg.no_own_server = w->no_own_server;
 	r->show_execute_time = w->show_exec;
 	r->quiet = w->quiet;
 	o->cost = w->cost;

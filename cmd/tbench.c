@@ -56,7 +56,7 @@ static void print_note(void *ctx, const char *msg)
 	fprintf(stderr, "tbench: %s\n", msg);
 }
 
-static int read_loadfile(struct options *o, struct loadfile *lf, const char **note)
+static int read_loadfile(struct options *o, struct loadfile *lf)
 {
 	struct loadfile_options lo = {
 		.directory = o->directory ? o->directory : ".", .strict = o->strict,
@@ -66,12 +66,13 @@ static int read_loadfile(struct options *o, struct loadfile *lf, const char **no
 	const char *path = o->loadfile ? o->loadfile : options_default_loadfile(&dbench);
 	struct errbuf err;
 
-	*note = !o->loadfile && !dbench ? "(no -c, and no dbench client.txt on this system: this is "
-		"tbench's own loadfile, whose figures are not dbench's)" : NULL;
 	if (loadfile_read(path, &lo, lf, &err) < 0) {
 		fprintf(stderr, "tbench: %s\n", err.msg);
 		return -1;
 	}
+	if (!o->loadfile && !dbench)
+		fprintf(stderr, "tbench: note: no -c, and no dbench client.txt on this system: %s is "
+			"tbench's own loadfile, whose figures are not dbench's\n", path);
 	if (lf->n_lenient)
 		fprintf(stderr, "tbench: %s: %u lines skipped or taken leniently, as dbench does "
 			"(--strict refuses them)\n", path, lf->n_lenient);
@@ -98,7 +99,7 @@ static int refuse_backend(const char *name, const char *flag, const char *why, u
 }
 
 /* Everything the options name must exist before any client starts. */
-static int prepare(struct options *o, struct loadfile *lf, const char **note)
+static int prepare(struct options *o, struct loadfile *lf)
 {
 	const char *name = o->backend_name ? o->backend_name : backends[0]->name;
 
@@ -113,6 +114,11 @@ static int prepare(struct options *o, struct loadfile *lf, const char **note)
 			name, o->run.bcfg.server);
 		return -1;
 	}
+	if (o->run.bcfg.no_own_server && !(o->run.backend->flags & BACKEND_TAKES_SERVER)) {
+		fprintf(stderr, "tbench: --no-own-server: backend %s always brings its own server: "
+			"drop --no-own-server, or use -b tcp (dbench's tbench)\n", name);
+		return -1;
+	}
 	if (o->run.bcfg.family && !(o->run.backend->flags & BACKEND_FAMILY))
 		return refuse_backend(name, "--family", "does not choose its address family",
 				      BACKEND_FAMILY);
@@ -124,7 +130,7 @@ static int prepare(struct options *o, struct loadfile *lf, const char **note)
 		fprintf(stderr, "tbench: %s\n", why.msg);
 		return -1;
 	}
-	return read_loadfile(o, lf, note);
+	return read_loadfile(o, lf);
 }
 
 /* --json is created before anything starts: a bad path is bad usage. */
@@ -155,17 +161,15 @@ static void check_stdout(struct run_result *res, bool closed, bool json)
 			 "were not shown%s", json ? " (they are in the --json file)" : "");
 }
 
-/* What the run measured, or why it measured nothing. */
-static void report_end(const struct options *o, const struct run_result *res)
+/* Why the run failed, or that it measured nothing; report_notes then
+ * gives the partial figures of an execute phase cut short. */
+static void report_end(const struct run_result *res)
 {
 	if (res->status == RUN_FAILED)
 		fprintf(stderr, "tbench: run failed: %s\n", res->error[0] ? res->error : "no reason given");
 	else if (res->status == RUN_INTERRUPTED && !res->executed)
 		fprintf(stderr, "tbench: interrupted during the warm-up, before the execute phase: "
 			"nothing was measured\n");
-	else if (res->status == RUN_INTERRUPTED)
-		fprintf(stderr, "tbench: interrupted after %.1f s of the %g s execute phase: "
-			"the figures above are partial\n", res->execute_secs, o->run.timelimit);
 }
 
 int main(int argc, char **argv)
@@ -176,7 +180,6 @@ int main(int argc, char **argv)
 	struct json_out json = { 0 };
 	struct netns_state netns;
 	struct errbuf err;
-	const char *note = NULL;
 
 	bool stdout_closed = hold_std_fds();
 	install_signals();   /* first: a Ctrl-C while the loadfile is read is not lost */
@@ -205,16 +208,16 @@ int main(int argc, char **argv)
 	if (!netns.entered)
 		netns_read_offloads("lo", &netns, &err);   /* for the record; unknown stays -1 */
 	o.report.netns = &netns;
-	if (prepare(&o, &lf, &note) < 0 || open_json(&o, &json) < 0) {
+	if (prepare(&o, &lf) < 0 || open_json(&o, &json) < 0) {
 		loadfile_free(&lf);
 		options_free(&o);
 		return EXIT_USAGE;
 	}
-	report_header(stdout, &o.run, &o.report, note);
+	report_header(stdout, &o.run, &o.report);
 
 	driver_run(&o.run, &res);
-	/* A run stopped before it measured prints no Throughput line; one that
-	 * failed or was interrupted says partial on it. */
+	/* A run stopped before it measured prints no table; one that failed or
+	 * was interrupted prints no Throughput line (report_notes: its figures). */
 	if (res.executed)
 		report_summary(stdout, &o.run, &o.report, &res);
 	if (res.executed && o.cost)
@@ -225,7 +228,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tbench: %s\n", err.msg);
 		res.status = RUN_FAILED;
 	}
-	report_end(&o, &res);
+	report_end(&res);
+	report_notes(stderr, &o.run, &o.report, &res);
 	enum run_status status = res.status;
 	run_result_free(&res);
 	loadfile_free(&lf);

@@ -30,6 +30,7 @@ struct backend_config {
 	const struct cpu_list *server_cpus;  /* --server-cpus: client i's server on entry i, or NULL */
 	const char *port;         /* --port, or NULL for the backend's default */
 	const char *unix_path;    /* --unix PATH, or NULL */
+	bool no_own_server;       /* --no-own-server: never start a server of tbench's own */
 	const char *tcp_options;  /* -T, or NULL */
 	unsigned nclients;
 	bool processes;           /* clients are processes: so are the servers a backend brings */

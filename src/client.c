@@ -95,13 +95,15 @@ static uint64_t wait_until_due(uint64_t due, uint64_t now)
 static uint64_t before_op(struct client *c, struct rate *rate, const struct op *op,
 			  uint64_t pass_start, uint64_t now)
 {
-	if (c->cfg->target_rate > 0) {
-		atomic_store_explicit(&c->slot->op_start_ns, 0, memory_order_relaxed);
+	if (c->cfg->target_rate <= 0 && !op->due_ms)
+		return now;
+	/* A wait -R or the loadfile's timestamps ask for is no exchange in
+	 * flight: neither --timeout nor the progress lines' latency counts it,
+	 * however long the loadfile makes it. */
+	atomic_store_explicit(&c->slot->op_start_ns, 0, memory_order_relaxed);
+	if (c->cfg->target_rate > 0)
 		return throttle(rate, c->cfg->target_rate, c->slot->stats.bytes_all, now);
-	}
-	if (op->due_ms)
-		return wait_until_due(pass_start + op->due_ms * 1000000ull, now);
-	return now;
+	return wait_until_due(pass_start + op->due_ms * 1000000ull, now);
 }
 
 /* The backend's own counts of a connection, kept before it closes. */

@@ -44,16 +44,13 @@ static const char *on_off(int v)
 	return v < 0 ? "?" : v ? "on" : "off";
 }
 
-void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro,
-		   const char *loadfile_note)
+void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro)
 {
 	const struct netns_state *n = ro->netns;
 
 	fprintf(f, "%s\n\n", version_line("tbench"));
 	fprintf(f, "Running for %g seconds with load '%s' and minimum warmup %g secs\n",
 		cfg->timelimit, cfg->lf->path, cfg->warmup);
-	if (loadfile_note)
-		fprintf(f, "%s\n", loadfile_note);
 	if (n && n->entered)
 		fprintf(f, "(in a network namespace of its own%s: %s TSO %s, GSO %s, GRO %s)\n",
 			n->user_ns ? " and a user namespace" : "", n->device, on_off(n->tso),
@@ -62,9 +59,9 @@ void report_header(FILE *f, const struct run_config *cfg, const struct report_op
 }
 
 void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
-		     double mb_per_sec, double secs, double latency_ms)
+		     double mb_per_sec, unsigned secs, double latency_ms)
 {
-	fprintf(f, "%4u  %8llu  %7.2f MB/sec  %s %3.0f sec  latency %.03f ms\n",
+	fprintf(f, "%4u  %8llu  %7.2f MB/sec  %s %3u sec  latency %.03f ms\n",
 		nclients, lines_per_client, mb_per_sec, phase, secs, latency_ms);
 	flush(f);
 }
@@ -100,23 +97,31 @@ static uint64_t execute_ops(const struct client_stats *c)
 	return n;
 }
 
-/* With many clients or a short run, each client may replay only the first
- * part of the loadfile, whose mix is not the file's: say so. */
-static void prefix_warning(FILE *f, const struct run_config *cfg, const struct run_result *res)
+/* Whether a client replayed less than one pass of the loadfile in the
+ * execute phase (with many clients, or a short run): the figure then
+ * reflects the loadfile's first part, not its mix. *least: the fewest. */
+static bool prefix_only(const struct run_config *cfg, const struct run_result *res, uint64_t *least)
 {
-	uint64_t least = UINT64_MAX, sum = 0;
-
+	*least = UINT64_MAX;
 	for (unsigned i = 0; i < res->nclients; i++) {
 		uint64_t n = execute_ops(&res->clients[i]);
-		sum += n;
-		if (n < least)
-			least = n;
+		if (n < *least)
+			*least = n;
 	}
-	size_t n_ops = cfg->lf->n_ops;
-	if (!res->nclients || least >= n_ops || res->execute_secs <= 0 || cfg->run_once)
+	return res->nclients && *least < cfg->lf->n_ops && res->execute_secs > 0 && !cfg->run_once;
+}
+
+static void prefix_warning(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	uint64_t least, sum = 0;
+
+	if (!prefix_only(cfg, res, &least))
 		return;
+	for (unsigned i = 0; i < res->nclients; i++)
+		sum += execute_ops(&res->clients[i]);
+	size_t n_ops = cfg->lf->n_ops;
 	double per_client_rate = (double)sum / res->nclients / res->execute_secs;
-	fprintf(f, "Warning: in the execute phase a client replayed as few as %llu of the %zu "
+	fprintf(f, "tbench: warning: in the execute phase a client replayed as few as %llu of the %zu "
 		"operations of %s: the figure reflects that part of the loadfile, not its mix.",
 		(unsigned long long)least, n_ops, cfg->lf->path);
 	if (per_client_rate > 0)
@@ -135,25 +140,48 @@ static void per_client_results(FILE *f, const struct run_result *res)
 	}
 }
 
+/* The figures of dbench's Throughput line after the word: MB/sec, the -s
+ * and -S marks, clients, procs and max_latency. */
+static void throughput_figures(FILE *f, const struct run_config *cfg,
+			       const struct report_options *ro, const struct run_result *res)
+{
+	fprintf(f, "%g MB/sec%s%s  %u clients  %u procs  max_latency=%.03f ms\n",
+		result_mb_per_sec(res), ro->sync_open ? " (sync open)" : "",
+		ro->sync_dirs ? " (sync dirs)" : "", cfg->bcfg.nclients, run_procs(cfg),
+		ms(res->max_latency_ns));
+}
+
 void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		    const struct run_result *res)
 {
-	char partial[96] = "";
-
 	fprintf(f, "\n");
 	op_table(f, res->op, res->op);
 	if (ro->per_client)
 		per_client_results(f, res);
-	if (res->status != RUN_OK)
-		snprintf(partial, sizeof(partial), " (partial: %s after %.1f of %g s)",
-			 res->status == RUN_FAILED ? "failed" : "interrupted", res->execute_secs,
-			 cfg->timelimit);
-	fprintf(f, "Throughput %g MB/sec%s%s%s  %u clients  %u procs  max_latency=%.03f ms\n",
-		result_mb_per_sec(res), partial, ro->sync_open ? " (sync open)" : "",
-		ro->sync_dirs ? " (sync dirs)" : "", cfg->bcfg.nclients, run_procs(cfg),
-		ms(res->max_latency_ns));
-	prefix_warning(f, cfg, res);
+	/* Parsers take a Throughput line for a result: a failed or
+	 * interrupted run's figures go to report_notes instead. */
+	if (res->status == RUN_OK) {
+		fprintf(f, "Throughput ");
+		throughput_figures(f, cfg, ro, res);
+	}
 	flush(f);
+}
+
+void report_notes(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		  const struct run_result *res)
+{
+	if (!res->executed)
+		return;
+	if (res->status != RUN_OK) {
+		fprintf(f, "tbench: partial figures, not a result (%s after %.1f ",
+			res->status == RUN_FAILED ? "failed" : "interrupted", res->execute_secs);
+		if (cfg->timelimit > 0)   /* --run-once alone has no time limit */
+			fprintf(f, "of %g ", cfg->timelimit);
+		fprintf(f, "s): ");
+		throughput_figures(f, cfg, ro, res);
+	}
+	prefix_warning(f, cfg, res);
+	fflush(f);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -293,8 +321,9 @@ static void json_figure(FILE *f, const char *name, double v, bool known, const c
 		fprintf(f, "    \"%s\": null,%s", name, after);
 }
 
-static void json_result(FILE *f, const struct run_result *res)
+static void json_result(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
+	uint64_t least;
 	static const char *const status[] = { "ok", "failed", "interrupted" };
 	double cpu = res->cpu_user + res->cpu_sys;
 	bool ex = res->executed && res->execute_secs > 0;
@@ -311,6 +340,8 @@ static void json_result(FILE *f, const struct run_result *res)
 		(unsigned long long)res->bytes, (unsigned long long)res->bytes_all,
 		(unsigned long long)res->ops);
 	json_figure(f, "max_latency_ms", ms(res->max_latency_ns), ex, "\n");
+	/* The warning of report_notes: a client replayed less than one pass. */
+	fprintf(f, "    \"less_than_a_pass\": %s,\n", prefix_only(cfg, res, &least) ? "true" : "false");
 	if (ex) {
 		fprintf(f, "    \"latency\": { ");
 		report_json_latency(f, &res->all);
@@ -549,7 +580,7 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	json_settings(f, cfg, res, argc, argv);
 	json_netns(f, ro ? ro->netns : NULL);
 	json_socket(f, &res->socket);
-	json_result(f, res);
+	json_result(f, cfg, res);
 	json_cost(f, cfg, res);
 	json_backend_counters(f, cfg, res);
 	fprintf(f, "  \"operations\": [");
@@ -565,10 +596,10 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	for (unsigned i = 0; i < res->nclients; i++) {
 		const struct client_stats *c = &res->clients[i];
 		fprintf(f, "%s\n    { \"id\": %u, \"payload_bytes\": %llu, \"payload_bytes_all_phases\": %llu, "
-			"\"ops_all_phases\": %llu, \"passes\": %llu, \"mb_per_sec\": %.6f, "
+			"\"ops\": %llu, \"ops_all_phases\": %llu, \"passes\": %llu, \"mb_per_sec\": %.6f, "
 			"\"cpu_user_s\": %.6f, \"cpu_system_s\": %.6f }",
 			i ? "," : "", i, (unsigned long long)c->bytes, (unsigned long long)c->bytes_all,
-			(unsigned long long)c->ops_all, (unsigned long long)c->passes,
+			(unsigned long long)execute_ops(c), (unsigned long long)c->ops_all, (unsigned long long)c->passes,
 			res->execute_secs > 0 ? c->bytes / 1e6 / res->execute_secs : 0,
 			c->cpu_user, c->cpu_sys);
 	}

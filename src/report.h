@@ -16,15 +16,19 @@ struct report_options {
 };
 
 /* dbench's lines before the run: version, and what it is about to do. */
-void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro,
-		   const char *loadfile_note);
+void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro);
 void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
-		     double mb_per_sec, double secs, double latency_ms);
+		     double mb_per_sec, unsigned secs, double latency_ms);
 void report_cleanup(FILE *f, unsigned nclients, double secs);
-/* The operation table and the Throughput line, as dbench prints them, and
- * a warning when the run covered less than one pass of the loadfile. */
+/* The operation table and, for a run that worked, the Throughput line, as
+ * dbench prints them. */
 void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		    const struct run_result *res);
+/* What dbench does not print, for standard error: a failed or interrupted
+ * run's figures, marked partial, and a warning when a client covered less
+ * than one pass of the loadfile. */
+void report_notes(FILE *f, const struct run_config *cfg, const struct report_options *ro,
+		  const struct run_result *res);
 
 /* --cost: CPU, switches, perf counters and network counters per operation. */
 void report_cost(FILE *f, const struct run_config *cfg, const struct report_options *ro,

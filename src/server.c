@@ -642,7 +642,7 @@ static void accept_failed(struct server *s)
 }
 
 /* What every accepted socket gets before it is served: -T's options, and
- * the timeouts that drop an idle or too-slow peer with no system call
+ * the timeouts that drop a peer too slow inside a frame with no system call
  * added to the exchange. */
 static int prepare_conn(const struct server *s, int fd, struct errbuf *err)
 {

@@ -4,7 +4,7 @@
  * It listens on TCP (every address of the host unless told one) or on a
  * unix socket path, and answers each connection with wire_serve_socket(),
  * in a process of its own or a thread. A connection that sends what the
- * protocol cannot accept, or stays idle or too slow past the timeout, is
+ * protocol cannot accept, or is too slow past the timeout inside a frame, is
  * logged in one line and closed; the log says at most a few lines a
  * second, then how many it suppressed; everything else goes on. */
 #ifndef TBENCH_SERVER_H
@@ -26,7 +26,7 @@ struct server_config {
 	bool processes;            /* a process per connection (and per server_start) */
 	bool mptcp;                /* listen with IPPROTO_MPTCP: MPTCP peers, and TCP ones as TCP */
 	unsigned max_clients;      /* connections at once, beyond which one is refused; 0: no limit */
-	unsigned timeout_secs;     /* drop a peer idle or too slow this long; 0: never */
+	unsigned timeout_secs;     /* drop a peer this slow inside a frame; 0: never */
 	const char *log_prefix;    /* starts every log line, e.g. "tbench_srv" */
 	int log_fd;                /* where log lines go (2 for stderr) */
 };

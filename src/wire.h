@@ -70,8 +70,8 @@ int wire_check_frame(uint32_t n, uint32_t reply, struct errbuf *err);
  *
  * On a socket: recv(MSG_WAITALL). With timeout_secs > 0 the socket's
  * SO_RCVTIMEO and SO_SNDTIMEO must be set to it (server.c does); then a
- * peer that sends nothing for that long, or takes longer than that to
- * finish a frame it started or to take a reply, is dropped. */
+ * peer that takes longer than that to finish a frame it started or to
+ * take a reply is dropped. One quiet between whole frames is kept. */
 int wire_serve_socket(int fd, unsigned timeout_secs, struct errbuf *err);
 /* On a pair of pipes (or any fds): read(), no timeout. */
 int wire_serve_pipe(int rfd, int wfd, struct errbuf *err);

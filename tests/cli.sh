@@ -78,6 +78,23 @@ dbench_options() {
 	check "--version names the suite and the revision" grep -Eq '^tbench \(tbench suite\) [0-9.]+, git [0-9a-z-]+' "$TL_TMP/out"
 }
 
+# only_dbench_lines FILE: every line of FILE (tbench's standard output) is
+# one dbench 4.0's tbench prints; the others are shown.
+only_dbench_lines() {
+	! grep -Ev -e '^$' -e '^tbench \(tbench suite\) ' -e '^Running for [0-9.]+ seconds with load .* and minimum warmup [0-9.]+ secs$' \
+		-e '^[0-9]+ of [0-9]+ processes prepared for launch +[0-9]+ sec$' -e '^releasing clients$' \
+		-e '^ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  (warmup|execute) +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' \
+		-e '^ +[0-9]+  cleanup +[0-9]+ sec$' -e '^ Operation +Count +AvgLat +MaxLat +P99Lat$' -e '^ -+$' \
+		-e '^ [A-Za-z_]+ +[0-9]+ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}$' \
+		-e '^Throughput [0-9.e+]+ MB/sec  [0-9]+ clients  [0-9]+ procs  max_latency=[0-9]+\.[0-9]{3} ms$' "$1" >&2
+}
+
+# execute_seconds_rise FILE: FILE has execute lines, their seconds
+# (mmtests' $6) strictly rising: one line a second, none repeated.
+execute_seconds_rise() {
+	awk '/ execute / { if (n && $6 + 0 <= prev) bad = 1; prev = $6 + 0; n++ } END { exit (bad || !n) }' "$1"
+}
+
 # The lines mmtests and LKP parse, field by field.
 output_format() {
 	expect_exit 0 "pipe, 3 clients, 2 s" "$TBENCH" -b pipe 3 -t 2 --warmup 2 -c "$TINY" --json "$TL_TMP/run.json"
@@ -90,6 +107,8 @@ output_format() {
 	check "no warmup line once executing" awk '/execute/ { e = 1 } /warmup/ && e { bad = 1 } END { exit bad }' "$out"
 	check "execute progress line" grep -Eq '^   3 +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  execute +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' "$out"
 	check "cleanup lines down to 0" grep -Eq '^   0  cleanup +[0-9]+ sec$' "$out"
+	check "execute seconds strictly rising" execute_seconds_rise "$out"
+	check "nothing on standard output that dbench does not print" only_dbench_lines "$out"
 	# mmtests: $3 (MB/sec) and $6 (seconds) of the execute lines.
 	check "mmtests fields \$3 and \$6" awk '/execute/ { if ($3 + 0 <= 0 || $6 != int($6)) bad = 1; n++ } END { exit (n == 0 || bad) }' "$out"
 	check "table header" grep -q '^ Operation                Count    AvgLat    MaxLat    P99Lat$' "$out"
@@ -106,8 +125,14 @@ output_format() {
 	check "threads: 1 procs" grep -q '3 clients  1 procs' "$TL_TMP/out"
 	# The built-in loadfile has tens of thousands of lines: 16 clients for
 	# 1 s replay only its first part, and a warning says so.
-	expect_exit 0 "less than a pass" "$TBENCH" -b pipe 16 -t 1 --warmup 0 -q -c "$SRCDIR/loadfiles/default.txt"
-	check "warns that the figure is a prefix" grep -q '^Warning: in the execute phase a client replayed as few as [0-9]* of the [0-9]* operations' "$TL_TMP/out"
+	expect_exit 0 "less than a pass" "$TBENCH" -b pipe 16 -t 1 --warmup 0 -q -c "$SRCDIR/loadfiles/default.txt" \
+		--json "$TL_TMP/prefix.json"
+	check "warns on standard error that the figure is a prefix" \
+		grep -q '^tbench: warning: in the execute phase a client replayed as few as [0-9]* of the [0-9]* operations' "$TL_TMP/err"
+	check "and not on standard output" only_dbench_lines "$TL_TMP/out"
+	check "the JSON says so, with each client's operations" \
+		jq -e '.result.less_than_a_pass and ([.clients[].ops] | min) < .settings.loadfile_ops' "$TL_TMP/prefix.json"
+	check "a whole pass: the JSON says so" jq -e '.result.less_than_a_pass == false' "$TL_TMP/run.json"
 }
 
 # --reconnect N: a new connection every N operations, timed as Connect.
@@ -137,7 +162,8 @@ show_execute_time() {
 }
 
 # Ctrl-C: promptly exit 1; in the execute phase the figures so far,
-# labelled partial; in the warm-up, no figure at all.
+# labelled partial, on standard error (no Throughput line: parsers would
+# take it for a result); in the warm-up, no figure at all.
 interrupt() {
 	local rc=0 start
 	start=$SECONDS
@@ -148,8 +174,9 @@ interrupt() {
 	wait "$pid" || rc=$?
 	check "Ctrl-C exits 1" [ "$rc" -eq 1 ]
 	check "Ctrl-C is prompt, not the 60 s limit" [ $((SECONDS - start)) -lt 55 ]
-	check "partial results printed after Ctrl-C" grep -Eq '^Throughput [0-9.e+]+ MB/sec \(partial: interrupted after [0-9.]+ of 60 s\)  2 clients' "$TL_TMP/int.out"
-	check "says interrupted" grep -q 'interrupted after' "$TL_TMP/int.err"
+	check "no Throughput line on standard output after Ctrl-C" bash -c "! grep -q 'Throughput' '$TL_TMP/int.out'"
+	check "the operation table so far on standard output" grep -Eq '^ ReadX +[0-9]+ ' "$TL_TMP/int.out"
+	check "partial figures on standard error" grep -Eq '^tbench: partial figures, not a result \(interrupted after [0-9.]+ of 60 s\): [0-9.e+]+ MB/sec  2 clients  2 procs  max_latency=' "$TL_TMP/int.err"
 	check "JSON written after Ctrl-C" jq -e '.result.status == "interrupted" and .result.partial and .result.mb_per_sec > 0' "$TL_TMP/int.json"
 
 	rc=0
@@ -165,15 +192,16 @@ interrupt() {
 }
 
 # No -c: dbench's client.txt where the system has it (the path configure
-# was given), else tbench's own loadfile, and the header says which. The
-# other case is made by hiding client.txt's directory in a mount namespace.
+# was given), else tbench's own loadfile; the header names it, and a note
+# on standard error says when it is tbench's own. The other case is made
+# by hiding client.txt's directory in a mount namespace.
 default_loadfile() {
 	local dbench_file run=("$TBENCH" -b nop 1 -t 1 --warmup 0)
 	dbench_file="$(sed -n 's/^#define DBENCH_LOADFILE "\(.*\)"$/\1/p' "${top_builddir:-.}/config.h" 2>/dev/null || true)"
 	if [ -n "$dbench_file" ] && [ -r "$dbench_file" ]; then
 		expect_exit 0 "no -c, with $dbench_file here" "${run[@]}"
 		check "the header names $dbench_file" grep -q "with load '$dbench_file' and" "$TL_TMP/out"
-		check "and does not call it tbench's own" bash -c "! grep -q \"tbench's own loadfile\" '$TL_TMP/out'"
+		check "and does not call it tbench's own" bash -c "! grep -q \"tbench's own loadfile\" '$TL_TMP/out' '$TL_TMP/err'"
 		if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
 			expect_exit 0 "no -c, with $dbench_file hidden" unshare -m bash -c \
 				'mount -t tmpfs tbhide "$(dirname "$1")" && shift && exec "$@"' _ "$dbench_file" "${run[@]}"
@@ -186,11 +214,78 @@ default_loadfile() {
 		expect_exit 0 "no -c, no client.txt here" "${run[@]}"
 	fi
 	check "the header names tbench's own loadfile" grep -q "with load '.*/default.txt' and" "$TL_TMP/out"
-	check "and says its figures are not dbench's" grep -q "this is tbench's own loadfile, whose figures are not dbench's" "$TL_TMP/out"
+	check "and a note on standard error says its figures are not dbench's" \
+		grep -q "^tbench: note: .*default.txt is tbench's own loadfile, whose figures are not dbench's" "$TL_TMP/err"
+	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
+}
+
+# free_port: a port of 127.0.0.1 nothing listens on, from the ephemeral range.
+free_port() {
+	local port i
+	for ((i = 0; i < 50; i++)); do
+		port=$((32768 + RANDOM % 28000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# tcp without SERVER and nothing on the port: tbench starts its own server
+# and says where on standard error; with --no-own-server it fails, as dbench.
+own_server() {
+	local port srv busy
+	port="$(free_port)" || { not_ok "no free port found"; return 0; }
+	expect_exit 1 "--no-own-server, nothing on port $port" "$TBENCH" -b tcp 2 --port "$port" \
+		--no-own-server --run-once -q -c "$TINY"
+	check "names the address and says to start tbench_srv there" grep -qF \
+		"tcp: --no-own-server: no tbench_srv listens on 127.0.0.1:$port: start one there (tbench_srv -l 127.0.0.1 --port $port)" \
+		"$TL_TMP/err"
+	check "no Throughput line" bash -c "! grep -q Throughput '$TL_TMP/out'"
+	expect_exit 0 "nothing on port $port: tbench starts its own server" "$TBENCH" -b tcp 2 --port "$port" \
+		--run-once -q -c "$TINY"
+	check "one line on standard error says so, with the address" [ "$(grep -cF \
+		"tbench: tcp: no tbench_srv listens on 127.0.0.1:$port: starting one of tbench's own on 127.0.0.1 port $port (--no-own-server makes this an error)" \
+		"$TL_TMP/err")" -eq 1 ]
+	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$TL_TMP/own.out" 2>&1 &
+	srv=$!
+	busy="$(tl_server_port "$TL_TMP/own.out")" || true
+	expect_exit 0 "--no-own-server, tbench_srv on port ${busy:-?}" "$TBENCH" -b tcp 2 --port "${busy:-0}" \
+		--no-own-server --run-once -q -c "$TINY"
+	check "uses it, and starts none" bash -c "grep -q 'using the server already listening on 127.0.0.1:$busy' '$TL_TMP/err' &&
+		! grep -q 'starting one' '$TL_TMP/err'"
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	expect_exit 2 "--no-own-server with a backend that brings its own" "$TBENCH" -b pipe 2 --no-own-server --run-once -c "$TINY"
+	check "says pipe always brings its own" grep -q -- '--no-own-server: backend pipe always brings its own server' "$TL_TMP/err"
+	expect_exit 2 "--no-own-server with --server-cpus" "$TBENCH" -b tcp 2 --no-own-server --server-cpus 0 --run-once -c "$TINY"
+}
+
+# The waits a loadfile asks for (timestamps, Sleep) are not exchanges: longer
+# than --timeout, on either side, they fail nothing; tbench_srv keeps the
+# quiet connection.
+loadfile_waits() {
+	local srv port
+	printf '%s\n' '0.0 Mkdir "\clients" NT_STATUS_OK' '1.6 Mkdir "\clients\a" NT_STATUS_OK' \
+		'Sleep 1600 NT_STATUS_OK' 'Rmdir "\clients\a" NT_STATUS_OK' >"$TL_TMP/waits.txt"
+	expect_exit 0 "a timestamp and a Sleep longer than --timeout" "$TBENCH" -b pipe 1 --run-once -q \
+		--timeout 1 -c "$TL_TMP/waits.txt"
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 --timeout 1 >"$TL_TMP/wsrv.out" 2>&1 &
+	srv=$!
+	port="$(tl_server_port "$TL_TMP/wsrv.out")" || true
+	expect_exit 0 "the same against tbench_srv --timeout 1" "$TBENCH" -b tcp 1 127.0.0.1 --port "${port:-0}" \
+		--run-once -q --timeout 1 -c "$TL_TMP/waits.txt"
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	check "tbench_srv dropped no connection" bash -c "! grep -q 'closed it' '$TL_TMP/wsrv.out'"
 }
 
 # The age of an exchange still in flight shows in the progress lines while
-# it stalls (the server stopped), and in max_latency.
+# it stalls (the server stopped), and in max_latency. tbench itself is
+# stopped for the first 2.2 s of it: the seconds it missed are not printed
+# when it wakes, one line a second as dbench.
 inflight_latency() {
 	local port srv pid rc=0 failed_before="$TL_FAILED"
 	# A port the kernel picks: a fixed one can be a client's in TIME_WAIT.
@@ -202,7 +297,10 @@ inflight_latency() {
 	tl_wait_for " execute " "$TL_TMP/stall.out" || true
 	# tbench_srv serves each connection in a process of its own: stop them all.
 	kill -STOP "$srv" $(pgrep -P "$srv") 2>/dev/null || true
-	sleep 3.5
+	kill -STOP "$pid" 2>/dev/null || true
+	sleep 2.2   # two lines missed: before, they were caught up with the same second
+	kill -CONT "$pid" 2>/dev/null || true
+	sleep 2.3   # two more lines while the exchange still stalls
 	kill -CONT "$srv" $(pgrep -P "$srv") 2>/dev/null || true
 	wait "$pid" || rc=$?
 	kill "$srv" 2>/dev/null || true
@@ -212,6 +310,9 @@ inflight_latency() {
 	check "the progress lines' latency grows while the exchange is stalled" awk '
 		/ execute / { lat = $(NF - 1) + 0; if (prev >= 900 && lat >= prev + 800) grew = 1; prev = lat }
 		END { exit !grew }' "$TL_TMP/stall.out"
+	check "one line a second through the stall, no second repeated" execute_seconds_rise "$TL_TMP/stall.out"
+	check "the line after the seconds missed carries the stall's latency" awk '
+		/ execute / { if (n && $6 > prev + 1 && $(NF - 1) >= 2000) ok = 1; prev = $6; n++ } END { exit !ok }' "$TL_TMP/stall.out"
 	check "max_latency counts the stalled exchange" awk '
 		/^Throughput/ { split($0, f, "max_latency="); if (f[2] + 0 >= 3000) ok = 1 } END { exit !ok }' "$TL_TMP/stall.out"
 	[ "$TL_FAILED" -eq "$failed_before" ] || grep -E ' execute |^Throughput' "$TL_TMP/stall.out" | sed 's/^/    /'
@@ -225,6 +326,8 @@ output_format
 reconnect
 show_execute_time
 default_loadfile
+own_server
+loadfile_waits
 inflight_latency
 interrupt
 tl_done

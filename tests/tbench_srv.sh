@@ -122,17 +122,34 @@ for mode in --fork --threads; do
 	stop_srv INT
 done
 
-# --- --timeout: an idle peer is dropped, with one line, and the server goes on -
+# --- --timeout: a peer stalled inside a frame is dropped, with one line; one
+# quiet between frames is kept and served; the server goes on ---------------
 # 3 s, not less: the normal client after it waits for its siblings between
 # its connect and its first frame, longer on a loaded machine.
 start_srv idle --port 0 --timeout 3
 exec {IDLE_FD}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
-if wait_for "$TMP/idle.err" "idle for 3 s (--timeout); closed it" "$SRV_PID"; then
-	ok "an idle peer is dropped after --timeout, in one line"
+exec {HALF_FD}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
+printf '\000\000\000\144\000\000' >&"$HALF_FD"   # 6 bytes of a 104-byte frame
+if wait_for "$TMP/idle.err" "too slow: 6 bytes of a frame in over 3 s (--timeout); closed it" "$SRV_PID"; then
+	ok "a peer stalled inside a frame is dropped after --timeout, in one line"
 else
-	not_ok "no drop of the idle peer in: $(cat "$TMP/idle.err")"
+	not_ok "no drop of the stalled peer in: $(cat "$TMP/idle.err")"
 fi
-exec {IDLE_FD}>&-
+sleep 1   # the quiet peer: over the timeout by a second at least
+# A frame of 8 bytes asking for a 4-byte reply: 8 bytes come back.
+printf '\000\000\000\010\000\000\000\004\000\000\000\000' >&"$IDLE_FD"
+GOT="$(timeout 10 head -c 8 <&"$IDLE_FD" | wc -c)" || true
+if [ "$GOT" -eq 8 ]; then
+	ok "a peer quiet for longer than --timeout is kept and served"
+else
+	not_ok "the quiet peer got $GOT of 8 reply bytes: $(cat "$TMP/idle.err")"
+fi
+if [ "$(grep -c 'closed it' "$TMP/idle.err")" -eq 1 ]; then
+	ok "one log line: the stalled peer's"
+else
+	not_ok "log lines: $(cat "$TMP/idle.err")"
+fi
+exec {IDLE_FD}>&- {HALF_FD}>&-
 expect_exit 0 "a normal client is served after" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
 stop_srv TERM
 
