@@ -60,7 +60,9 @@ sweep_bg() { # STDOUT STDERR ARGS...
 	local o="$1" e="$2"
 	shift 2
 	set -m
-	"$SWEEP" "$@" >"$o" 2>"$e" &
+	# env: a harness that started this test with SIGINT ignored (nohup, cmd &)
+	# would pass that on, and a signal ignored on entry cannot be trapped.
+	env --default-signal=INT "$SWEEP" "$@" >"$o" 2>"$e" &
 	BG_PID=$!
 	set +m
 	SWEEP_PIDS+=("$BG_PID")
