@@ -599,7 +599,7 @@ static int collect(struct driver *d, struct run_result *res)
 	if (!res->clients)
 		return -1;
 	for (unsigned i = 0; i < d->nclients; i++) {
-		const struct client_stats *st = &d->sh->slot[i].stats;
+		const struct client_stats *st = &d->sh->stats[i];
 		res->clients[i] = *st;
 		res->bytes += st->bytes;
 		res->bytes_all += st->bytes_all;
@@ -629,7 +629,7 @@ static int collect(struct driver *d, struct run_result *res)
 static void print_pass_times(struct driver *d)
 {
 	for (unsigned i = 0; d->passes && i < d->nclients; i++) {
-		uint64_t n = d->sh->slot[i].stats.passes;
+		uint64_t n = d->sh->stats[i].passes;
 		const struct pass_time *p = passes_of(d, i);
 		for (uint64_t k = 0; k < n && k < PASS_TIMES; k++)
 			printf("%4u completed in %u ms at time %u ms\n", i, p[k].took_ms, p[k].at_ms);
@@ -654,9 +654,12 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 	d->cfg = cfg;
 	d->nclients = cfg->bcfg.nclients;
 	d->per_proc = cfg->clients_per_process ? cfg->clients_per_process : 1;
-	d->sh_size = sizeof(struct shared) + d->nclients * sizeof(struct slot);
+	size_t slots = sizeof(struct shared) + d->nclients * sizeof(struct slot);
+	slots = (slots + 63) & ~(size_t)63;
+	d->sh_size = slots + d->nclients * sizeof(struct client_stats);
 	if (!(d->sh = map_shared(d->sh_size)))
 		return err_errno(err, "mapping %zu bytes of shared counters", d->sh_size);
+	d->sh->stats = (struct client_stats *)((char *)d->sh + slots);
 	if (cfg->show_execute_time) {
 		d->passes_size = (size_t)d->nclients * PASS_TIMES * sizeof(struct pass_time);
 		if (!(d->passes = map_shared(d->passes_size)))
