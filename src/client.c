@@ -187,7 +187,7 @@ static int replay(struct client *c)
 			st->wire_bytes += op->exchanges ? send + op->recv : 0;
 			st->bytes_all += op->payload;
 			st->ops_all++;
-			atomic_store_explicit(&slot->bytes, st->bytes, memory_order_relaxed);
+			atomic_store_explicit(&slot->bytes, st->bytes_all, memory_order_relaxed);
 			if (lat > atomic_load_explicit(&slot->interval_max_ns, memory_order_relaxed))
 				atomic_store_explicit(&slot->interval_max_ns, lat, memory_order_relaxed);
 		}

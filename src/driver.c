@@ -38,6 +38,7 @@ struct driver {
 	unsigned nclients, per_proc;
 	struct shared *sh;
 	size_t sh_size;
+	uint64_t *base;                 /* each client's bytes when the execute phase began */
 	struct pass_time *passes;       /* --show-execute-time: PASS_TIMES per client */
 	size_t passes_size;
 	void *backend_run;
@@ -374,27 +375,33 @@ static void tick(struct driver *d, uint64_t now, unsigned sec)
 	uint64_t bytes = 0, lines = 0, worst = 0;
 	unsigned active = 0;
 
+	bool execute = d->phase == PHASE_EXECUTE;
+
 	for (unsigned i = 0; i < d->nclients; i++) {
 		struct slot *s = &d->sh->slot[i];
 		uint64_t b = atomic_load_explicit(&s->bytes, memory_order_relaxed);
 		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
 		uint64_t m = atomic_exchange_explicit(&s->interval_max_ns, 0, memory_order_relaxed);
-		bytes += b;
 		active += b > 0;
+		/* The execute phase's bytes from the driver's own baseline: a
+		 * client still in an operation it began in the warm-up has not
+		 * yet cleared its warm-up count, which would read as a burst. */
+		bytes += execute ? (b > d->base[i] ? b - d->base[i] : 0) : b;
 		lines += atomic_load_explicit(&s->lines, memory_order_relaxed);
 		if (start && start < now && now - start > m)
 			m = now - start;
 		if (m > worst)
 			worst = m;
 	}
-	bool execute = d->phase == PHASE_EXECUTE;
 	if (execute && worst > d->worst_ns)
 		d->worst_ns = worst;
 	if (d->cfg->quiet)
 		return;
-	/* dbench's rate: the phase's bytes over its real time so far, a
-	 * second at least, whenever the line is printed. */
+	/* dbench's rate: the phase's bytes over its real time so far, which
+	 * is a second at least (progress() prints from second 1 on). */
 	double secs = (double)(now - (execute ? d->exec_start : d->t0)) / 1e9;
+	if (secs < 1.0)
+		return;
 	report_progress(stdout, execute ? "execute" : "warmup", execute ? d->nclients : active,
 			lines / d->nclients, secs > 0 ? bytes / 1e6 / secs : 0, sec, worst / 1e6);
 }
@@ -454,8 +461,11 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 		d->cost.started = true;
 		now = now_ns();
 	}
-	if (phase == PHASE_EXECUTE)
+	if (phase == PHASE_EXECUTE) {
 		d->exec_start = now;
+		for (unsigned i = 0; i < d->nclients; i++)
+			d->base[i] = atomic_load_explicit(&d->sh->slot[i].bytes, memory_order_relaxed);
+	}
 	phase_set(d->sh, phase);
 }
 
@@ -681,13 +691,14 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 			return err_errno(err, "mapping room for the --show-execute-time lines");
 	}
 	d->args = calloc(d->nclients, sizeof(*d->args));
+	d->base = calloc(d->nclients, sizeof(*d->base));
 	if (cfg->bcfg.processes)
 		d->pids = calloc(run_procs(cfg), sizeof(*d->pids));
 	else
 		d->threads = calloc(d->nclients, sizeof(*d->threads));
 	if (cfg->cost && !(d->tids = calloc(d->nclients, sizeof(*d->tids))))
 		return err_set(err, "out of memory for %u clients", d->nclients);
-	if (!d->args || !(d->pids || d->threads))
+	if (!d->args || !d->base || !(d->pids || d->threads))
 		return err_set(err, "out of memory for %u clients", d->nclients);
 	/* Before any task starts: the counters follow those created after. */
 	if (cfg->cost)
@@ -717,6 +728,7 @@ static void driver_free(struct driver *d, bool clients_stuck)
 	free(d->threads);
 	free(d->pids);
 	free(d->args);
+	free(d->base);
 	free(d->tids);
 }
 

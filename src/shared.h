@@ -21,7 +21,7 @@ enum slot_state { SLOT_STARTING, SLOT_READY, SLOT_FINISHED, SLOT_FAILED, SLOT_ST
  * together, apart from the clients' figures: the driver's pass over a
  * thousand clients reads a few pages, not a page per client. */
 struct slot {
-	_Alignas(64) _Atomic uint64_t bytes;   /* payload in the current phase */
+	_Alignas(64) _Atomic uint64_t bytes;   /* payload counted so far, every phase */
 	_Atomic uint64_t lines;                /* loadfile lines reached, every pass (dbench's figure) */
 	_Atomic uint64_t op_start_ns;          /* start of the operation in flight; 0: none */
 	_Atomic uint64_t interval_max_ns;      /* worst latency since the driver last looked */
