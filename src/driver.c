@@ -25,6 +25,8 @@
 #define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
 #define STOP_GRACE_NS 30000000000ull  /* clients stop within it after the end, on a loaded machine too */
 #define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
+#define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
+#define RELEASE_NS 1000000000ull  /* every client begins its first operation within it */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -49,6 +51,10 @@ struct driver {
 	uint64_t t0, exec_start, exec_end, worst_ns;
 	int phase;
 	unsigned last_sec;              /* the phase's last progress line: its whole second, 0 before */
+	unsigned late_lines, skipped;   /* lines later than LATE_NS; seconds that had none */
+	uint64_t worst_late_ns;
+	uint64_t all_began_ns;          /* when every client had begun an operation; 0: not yet */
+	bool release_warned;
 	struct cost cost;               /* --cost: counters, and the samples of the execute phase */
 	pid_t *tids;                    /* --cost: the clients' tasks */
 };
@@ -403,7 +409,68 @@ static void tick(struct driver *d, uint64_t now, unsigned sec)
 	if (secs < 1.0)
 		return;
 	report_progress(stdout, execute ? "execute" : "warmup", execute ? d->nclients : active,
-			lines / d->nclients, secs > 0 ? bytes / 1e6 / secs : 0, sec, worst / 1e6);
+			lines / d->nclients, bytes / 1e6 / secs, sec, worst / 1e6);
+}
+
+/* A line (sec 0: the end of the execute phase) later than LATE_NS: the
+ * driver did not get the CPU in time. Said at once the first time, in sum
+ * at the end. */
+static void note_late(struct driver *d, uint64_t now, uint64_t due, unsigned sec)
+{
+	char what[48];
+
+	if (now < due + LATE_NS)
+		return;
+	if (now - due > d->worst_late_ns)
+		d->worst_late_ns = now - due;
+	if (d->late_lines++)
+		return;
+	if (sec)
+		snprintf(what, sizeof(what), "the %s line of second %u",
+			 d->phase == PHASE_EXECUTE ? "execute" : "warmup", sec);
+	else
+		snprintf(what, sizeof(what), "the end of the execute phase");
+	fprintf(stderr, "tbench: warning: %s came %.2f s late (more than %.2f s): the driver "
+		"does not get the CPU in time with %u clients on this machine; lines follow the "
+		"clock and seconds without one are left out\n", what, (now - due) / 1e9,
+		LATE_NS / 1e9, d->nclients);
+}
+
+/* The clients are released together: each should begin its first
+ * operation within RELEASE_NS. When some do not, the machine is not running
+ * them together, and the first seconds measure fewer clients than asked. */
+static void watch_release(struct driver *d, uint64_t now)
+{
+	unsigned waiting = 0;
+
+	if (d->all_began_ns)
+		return;
+	for (unsigned i = 0; i < d->nclients; i++) {
+		const struct slot *s = &d->sh->slot[i];
+		waiting += atomic_load_explicit(&s->lines, memory_order_relaxed) == 0 && !slot_done(s);
+	}
+	if (waiting == 0) {
+		d->all_began_ns = now;
+	} else if (now - d->t0 > RELEASE_NS && !d->release_warned) {
+		d->release_warned = true;
+		fprintf(stderr, "tbench: warning: %u of %u clients had not begun their first "
+			"operation %.1f s after the release (more than %.1f s): the machine does not "
+			"run them together; use fewer clients or a quieter machine\n", waiting,
+			d->nclients, (now - d->t0) / 1e9, RELEASE_NS / 1e9);
+	}
+}
+
+/* What the run did not keep of its schedule, once it is over. */
+static void schedule_summary(const struct driver *d)
+{
+	if (d->late_lines)
+		fprintf(stderr, "tbench: warning: %u progress lines (or the end of a phase) came "
+			"more than %.2f s late, the worst %.2f s, and %u seconds had no line: the run "
+			"did not keep its 1 s schedule with %u clients on this machine\n",
+			d->late_lines, LATE_NS / 1e9, d->worst_late_ns / 1e9, d->skipped, d->nclients);
+	if (d->release_warned && d->all_began_ns)
+		fprintf(stderr, "tbench: warning: the last of the %u clients began %.1f s after "
+			"the release\n", d->nclients, (d->all_began_ns - d->t0) / 1e9);
 }
 
 /* The line of the whole second now is in, at most one per second and
@@ -411,13 +478,15 @@ static void tick(struct driver *d, uint64_t now, unsigned sec)
  * the seconds it spanned are not caught up, and the line printed then
  * carries the stall's latency, read since the last line. At most second
  * cap. Returns when the next line is due. */
-static uint64_t progress(struct driver *d, uint64_t now, unsigned cap)
+static uint64_t progress(struct driver *d, uint64_t now, uint64_t due, unsigned cap)
 {
 	uint64_t start = d->phase == PHASE_EXECUTE ? d->exec_start : d->t0;
 	uint64_t whole = (now - start) / TICK_NS;
 	unsigned sec = whole < cap ? (unsigned)whole : cap;
 
 	if (sec > d->last_sec) {
+		d->skipped += sec - d->last_sec - 1;
+		note_late(d, now, due, sec);
 		tick(d, now, sec);
 		d->last_sec = sec;
 	}
@@ -510,9 +579,12 @@ static enum run_status run_phases(struct driver *d)
 		/* A line due before the end is printed even when the driver woke
 		 * late, as on a loaded machine: the execute phase has its lines. */
 		if (over && next_tick < d->exec_start + limit_ns && now >= next_tick)
-			progress(d, now, (unsigned)((limit_ns - 1) / TICK_NS));
-		if (over)
+			progress(d, now, next_tick, (unsigned)((limit_ns - 1) / TICK_NS));
+		if (over) {
+			note_late(d, now, d->exec_start + limit_ns, 0);
 			return d->exec_end = now, RUN_OK;
+		}
+		watch_release(d, now);
 		if (d->phase == PHASE_WARMUP && warmup_over(d, now)) {
 			set_phase(d, PHASE_EXECUTE, now);   /* no line at the switch, as dbench */
 			d->last_sec = 0;
@@ -520,7 +592,7 @@ static enum run_status run_phases(struct driver *d)
 			continue;
 		}
 		if (now >= next_tick)
-			next_tick = progress(d, now, UINT_MAX);
+			next_tick = progress(d, now, next_tick, UINT_MAX);
 	}
 }
 
@@ -749,6 +821,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 		set_error(&d, err.msg);
 	else if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
+	schedule_summary(&d);
 	if (d.cost.started) {
 		sample_cost(&d, &d.cost.end);
 		d.cost.ended = true;
