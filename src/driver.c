@@ -430,9 +430,9 @@ static void note_late(struct driver *d, uint64_t now, uint64_t due, unsigned sec
 			 d->phase == PHASE_EXECUTE ? "execute" : "warmup", sec);
 	else
 		snprintf(what, sizeof(what), "the end of the execute phase");
-	fprintf(stderr, "tbench: warning: %s came %.2f s late (more than %.2f s): the driver "
-		"does not get the CPU in time with %u clients on this machine; lines follow the "
-		"clock and seconds without one are left out\n", what, (now - due) / 1e9,
+	fprintf(stderr, "tbench: warning: the driver got the CPU %.2f s after %s was due (more "
+		"than %.2f s): it does not get it in time with %u clients on this machine; lines "
+		"follow the clock and seconds without one are left out\n", (now - due) / 1e9, what,
 		LATE_NS / 1e9, d->nclients);
 }
 
@@ -464,10 +464,11 @@ static void watch_release(struct driver *d, uint64_t now)
 static void schedule_summary(const struct driver *d)
 {
 	if (d->late_lines)
-		fprintf(stderr, "tbench: warning: %u progress lines (or the end of a phase) came "
-			"more than %.2f s late, the worst %.2f s, and %u seconds had no line: the run "
-			"did not keep its 1 s schedule with %u clients on this machine\n",
-			d->late_lines, LATE_NS / 1e9, d->worst_late_ns / 1e9, d->skipped, d->nclients);
+		fprintf(stderr, "tbench: warning: the driver got the CPU more than %.2f s after a "
+			"line (or the end of a phase) was due %u times, the worst %.2f s late, and %u "
+			"seconds had no line: the run did not keep its 1 s schedule with %u clients on "
+			"this machine\n",
+			LATE_NS / 1e9, d->late_lines, d->worst_late_ns / 1e9, d->skipped, d->nclients);
 	if (d->release_warned && d->all_began_ns)
 		fprintf(stderr, "tbench: warning: the last of the %u clients began %.1f s after "
 			"the release\n", d->nclients, (d->all_began_ns - d->t0) / 1e9);
@@ -586,7 +587,13 @@ static enum run_status run_phases(struct driver *d)
 		}
 		watch_release(d, now);
 		if (d->phase == PHASE_WARMUP && warmup_over(d, now)) {
-			set_phase(d, PHASE_EXECUTE, now);   /* no line at the switch, as dbench */
+			/* No line at the switch, as dbench; a driver that woke late
+			 * has missed the warm-up's lines since the one due. */
+			if (now >= next_tick) {
+				d->skipped += (unsigned)((now - next_tick) / TICK_NS);
+				note_late(d, now, next_tick, (unsigned)((next_tick - d->t0) / TICK_NS));
+			}
+			set_phase(d, PHASE_EXECUTE, now);
 			d->last_sec = 0;
 			next_tick = d->exec_start + TICK_NS;
 			continue;
