@@ -16,6 +16,7 @@ struct client {
 	void *backend_run;
 	struct shared *sh;
 	struct slot *slot;
+	struct client_stats *st;
 	struct pass_time *passes;   /* PASS_TIMES of them, or NULL */
 	unsigned id;
 	void *conn;
@@ -57,7 +58,7 @@ static int wait_for_start(struct client *c)
 
 static void record_pass(struct client *c, uint64_t pass_start, uint64_t now)
 {
-	uint64_t n = c->slot->stats.passes;
+	uint64_t n = c->st->passes;
 
 	if (!c->passes || n >= PASS_TIMES)
 		return;
@@ -102,7 +103,7 @@ static uint64_t before_op(struct client *c, struct rate *rate, const struct op *
 	 * however long the loadfile makes it. */
 	atomic_store_explicit(&c->slot->op_start_ns, 0, memory_order_relaxed);
 	if (c->cfg->target_rate > 0)
-		return throttle(rate, c->cfg->target_rate, c->slot->stats.bytes_all, now);
+		return throttle(rate, c->cfg->target_rate, c->st->bytes_all, now);
 	return wait_until_due(pass_start + op->due_ms * 1000000ull, now);
 }
 
@@ -112,7 +113,7 @@ static void close_conn(struct client *c)
 	const struct backend *be = c->cfg->backend;
 
 	if (be->counters)
-		be->counters(c->conn, c->slot->stats.backend);
+		be->counters(c->conn, c->st->backend);
 	be->close(c->conn);
 	c->conn = NULL;
 }
@@ -127,7 +128,7 @@ static uint64_t reconnect(struct client *c, uint64_t t_start, struct errbuf *err
 	if (be->open(c->backend_run, &c->cfg->bcfg, c->id, &c->conn, err) < 0)
 		return 0;
 	uint64_t t = now_ns();
-	hist_record(&c->slot->stats.op[OP_CONNECT], t - t_start);
+	hist_record(&c->st->op[OP_CONNECT], t - t_start);
 	return t;
 }
 
@@ -137,7 +138,7 @@ static int replay(struct client *c)
 	const struct op *begin = cfg->lf->ops, *end = begin + cfg->lf->n_ops;
 	int (*exchange)(void *, uint32_t, uint32_t, struct errbuf *) = cfg->backend->exchange;
 	struct slot *slot = c->slot;
-	struct client_stats *st = &slot->stats;
+	struct client_stats *st = c->st;
 	const uint32_t name_extra = client_name_extra(c->id);
 	int phase = atomic_load(&c->sh->phase);
 	uint64_t t_prev = now_ns(), lines = 0;
@@ -186,7 +187,7 @@ static int replay(struct client *c)
 			st->wire_bytes += op->exchanges ? send + op->recv : 0;
 			st->bytes_all += op->payload;
 			st->ops_all++;
-			atomic_store_explicit(&slot->bytes, st->bytes, memory_order_relaxed);
+			atomic_store_explicit(&slot->bytes, st->bytes_all, memory_order_relaxed);
 			if (lat > atomic_load_explicit(&slot->interval_max_ns, memory_order_relaxed))
 				atomic_store_explicit(&slot->interval_max_ns, lat, memory_order_relaxed);
 		}
@@ -219,7 +220,7 @@ static void linger(struct client *c)
 int client_main(const struct run_config *cfg, void *backend_run, struct shared *sh,
 		struct pass_time *passes, unsigned id)
 {
-	struct client c = { cfg, backend_run, sh, &sh->slot[id], passes, id, NULL };
+	struct client c = { cfg, backend_run, sh, &sh->slot[id], &sh->stats[id], passes, id, NULL };
 	const struct backend *be = cfg->backend;
 	struct errbuf err;
 	int rc = -1;
@@ -244,7 +245,7 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 		linger(&c);
 	if (c.conn)   /* none when --reconnect's open failed */
 		close_conn(&c);
-	record_cpu(&c.slot->stats, cfg->bcfg.processes && cfg->clients_per_process <= 1 ?
+	record_cpu(c.st, cfg->bcfg.processes && cfg->clients_per_process <= 1 ?
 		   RUSAGE_SELF : RUSAGE_THREAD);
 	if (rc == 0)
 		atomic_store(&c.slot->state, SLOT_FINISHED);

@@ -25,6 +25,8 @@
 #define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
 #define STOP_GRACE_NS 30000000000ull  /* clients stop within it after the end, on a loaded machine too */
 #define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
+#define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
+#define RELEASE_NS 1000000000ull  /* every client begins its first operation within it */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -38,6 +40,7 @@ struct driver {
 	unsigned nclients, per_proc;
 	struct shared *sh;
 	size_t sh_size;
+	uint64_t *base;                 /* each client's bytes when the execute phase began */
 	struct pass_time *passes;       /* --show-execute-time: PASS_TIMES per client */
 	size_t passes_size;
 	void *backend_run;
@@ -48,6 +51,10 @@ struct driver {
 	uint64_t t0, exec_start, exec_end, worst_ns;
 	int phase;
 	unsigned last_sec;              /* the phase's last progress line: its whole second, 0 before */
+	unsigned late_lines, skipped;   /* lines later than LATE_NS; seconds that had none */
+	uint64_t worst_late_ns;
+	uint64_t all_began_ns;          /* when every client had begun an operation; 0: not yet */
+	bool release_warned;
 	struct cost cost;               /* --cost: counters, and the samples of the execute phase */
 	pid_t *tids;                    /* --cost: the clients' tasks */
 };
@@ -178,9 +185,24 @@ static bool slot_stalled(const struct slot *s)
 
 /* A client process that vanished without saying why ends the run; its
  * clients are done, so nobody waits for them. */
+/* Has some child exited? One call, where the scan costs one per client
+ * process; WNOWAIT leaves the child for the scan. A backend's own server
+ * is a child too: when it is the one, every poll scans, as it did. */
+static bool some_child_exited(void)
+{
+	siginfo_t info;
+
+	memset(&info, 0, sizeof(info));
+	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != ECHILD;   /* not sure: scan */
+	return info.si_pid != 0;
+}
+
 static void reap_dead(struct driver *d)
 {
-	for (unsigned p = 0; d->pids && p < d->started; p++) {
+	if (!d->pids || !some_child_exited())
+		return;
+	for (unsigned p = 0; p < d->started; p++) {
 		int status;
 		if (d->pids[p] <= 0 || waitpid(d->pids[p], &status, WNOHANG) <= 0)
 			continue;
@@ -359,29 +381,97 @@ static void tick(struct driver *d, uint64_t now, unsigned sec)
 	uint64_t bytes = 0, lines = 0, worst = 0;
 	unsigned active = 0;
 
+	bool execute = d->phase == PHASE_EXECUTE;
+
 	for (unsigned i = 0; i < d->nclients; i++) {
 		struct slot *s = &d->sh->slot[i];
 		uint64_t b = atomic_load_explicit(&s->bytes, memory_order_relaxed);
 		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
 		uint64_t m = atomic_exchange_explicit(&s->interval_max_ns, 0, memory_order_relaxed);
-		bytes += b;
 		active += b > 0;
+		/* The execute phase's bytes from the driver's own baseline: a
+		 * client still in an operation it began in the warm-up has not
+		 * yet cleared its warm-up count, which would read as a burst. */
+		bytes += execute ? (b > d->base[i] ? b - d->base[i] : 0) : b;
 		lines += atomic_load_explicit(&s->lines, memory_order_relaxed);
 		if (start && start < now && now - start > m)
 			m = now - start;
 		if (m > worst)
 			worst = m;
 	}
-	bool execute = d->phase == PHASE_EXECUTE;
 	if (execute && worst > d->worst_ns)
 		d->worst_ns = worst;
 	if (d->cfg->quiet)
 		return;
-	/* dbench's rate: the phase's bytes over its real time so far, a
-	 * second at least, whenever the line is printed. */
+	/* dbench's rate: the phase's bytes over its real time so far, which
+	 * is a second at least (progress() prints from second 1 on). */
 	double secs = (double)(now - (execute ? d->exec_start : d->t0)) / 1e9;
+	if (secs < 1.0)
+		return;
 	report_progress(stdout, execute ? "execute" : "warmup", execute ? d->nclients : active,
-			lines / d->nclients, secs > 0 ? bytes / 1e6 / secs : 0, sec, worst / 1e6);
+			lines / d->nclients, bytes / 1e6 / secs, sec, worst / 1e6);
+}
+
+/* A line (sec 0: the end of the execute phase) later than LATE_NS: the
+ * driver did not get the CPU in time. Said at once the first time, in sum
+ * at the end. */
+static void note_late(struct driver *d, uint64_t now, uint64_t due, unsigned sec)
+{
+	char what[48];
+
+	if (now < due + LATE_NS)
+		return;
+	if (now - due > d->worst_late_ns)
+		d->worst_late_ns = now - due;
+	if (d->late_lines++)
+		return;
+	if (sec)
+		snprintf(what, sizeof(what), "the %s line of second %u",
+			 d->phase == PHASE_EXECUTE ? "execute" : "warmup", sec);
+	else
+		snprintf(what, sizeof(what), "the end of the execute phase");
+	fprintf(stderr, "tbench: warning: the driver got the CPU %.2f s after %s was due (more "
+		"than %.2f s): it does not get it in time with %u clients on this machine; lines "
+		"follow the clock and seconds without one are left out\n", (now - due) / 1e9, what,
+		LATE_NS / 1e9, d->nclients);
+}
+
+/* The clients are released together: each should begin its first
+ * operation within RELEASE_NS. When some do not, the machine is not running
+ * them together, and the first seconds measure fewer clients than asked. */
+static void watch_release(struct driver *d, uint64_t now)
+{
+	unsigned waiting = 0;
+
+	if (d->all_began_ns)
+		return;
+	for (unsigned i = 0; i < d->nclients; i++) {
+		const struct slot *s = &d->sh->slot[i];
+		waiting += atomic_load_explicit(&s->lines, memory_order_relaxed) == 0 && !slot_done(s);
+	}
+	if (waiting == 0) {
+		d->all_began_ns = now;
+	} else if (now - d->t0 > RELEASE_NS && !d->release_warned) {
+		d->release_warned = true;
+		fprintf(stderr, "tbench: warning: %u of %u clients had not begun their first "
+			"operation %.1f s after the release (more than %.1f s): the machine does not "
+			"run them together; use fewer clients or a quieter machine\n", waiting,
+			d->nclients, (now - d->t0) / 1e9, RELEASE_NS / 1e9);
+	}
+}
+
+/* What the run did not keep of its schedule, once it is over. */
+static void schedule_summary(const struct driver *d)
+{
+	if (d->late_lines)
+		fprintf(stderr, "tbench: warning: the driver got the CPU more than %.2f s after a "
+			"line (or the end of a phase) was due %u times, the worst %.2f s late, and %u "
+			"seconds had no line: the run did not keep its 1 s schedule with %u clients on "
+			"this machine\n",
+			LATE_NS / 1e9, d->late_lines, d->worst_late_ns / 1e9, d->skipped, d->nclients);
+	if (d->release_warned && d->all_began_ns)
+		fprintf(stderr, "tbench: warning: the last of the %u clients began %.1f s after "
+			"the release\n", d->nclients, (d->all_began_ns - d->t0) / 1e9);
 }
 
 /* The line of the whole second now is in, at most one per second and
@@ -389,13 +479,15 @@ static void tick(struct driver *d, uint64_t now, unsigned sec)
  * the seconds it spanned are not caught up, and the line printed then
  * carries the stall's latency, read since the last line. At most second
  * cap. Returns when the next line is due. */
-static uint64_t progress(struct driver *d, uint64_t now, unsigned cap)
+static uint64_t progress(struct driver *d, uint64_t now, uint64_t due, unsigned cap)
 {
 	uint64_t start = d->phase == PHASE_EXECUTE ? d->exec_start : d->t0;
 	uint64_t whole = (now - start) / TICK_NS;
 	unsigned sec = whole < cap ? (unsigned)whole : cap;
 
 	if (sec > d->last_sec) {
+		d->skipped += sec - d->last_sec - 1;
+		note_late(d, now, due, sec);
 		tick(d, now, sec);
 		d->last_sec = sec;
 	}
@@ -439,8 +531,11 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 		d->cost.started = true;
 		now = now_ns();
 	}
-	if (phase == PHASE_EXECUTE)
+	if (phase == PHASE_EXECUTE) {
 		d->exec_start = now;
+		for (unsigned i = 0; i < d->nclients; i++)
+			d->base[i] = atomic_load_explicit(&d->sh->slot[i].bytes, memory_order_relaxed);
+	}
 	phase_set(d->sh, phase);
 }
 
@@ -485,17 +580,26 @@ static enum run_status run_phases(struct driver *d)
 		/* A line due before the end is printed even when the driver woke
 		 * late, as on a loaded machine: the execute phase has its lines. */
 		if (over && next_tick < d->exec_start + limit_ns && now >= next_tick)
-			progress(d, now, (unsigned)((limit_ns - 1) / TICK_NS));
-		if (over)
+			progress(d, now, next_tick, (unsigned)((limit_ns - 1) / TICK_NS));
+		if (over) {
+			note_late(d, now, d->exec_start + limit_ns, 0);
 			return d->exec_end = now, RUN_OK;
+		}
+		watch_release(d, now);
 		if (d->phase == PHASE_WARMUP && warmup_over(d, now)) {
-			set_phase(d, PHASE_EXECUTE, now);   /* no line at the switch, as dbench */
+			/* No line at the switch, as dbench; a driver that woke late
+			 * has missed the warm-up's lines since the one due. */
+			if (now >= next_tick) {
+				d->skipped += (unsigned)((now - next_tick) / TICK_NS);
+				note_late(d, now, next_tick, (unsigned)((next_tick - d->t0) / TICK_NS));
+			}
+			set_phase(d, PHASE_EXECUTE, now);
 			d->last_sec = 0;
 			next_tick = d->exec_start + TICK_NS;
 			continue;
 		}
 		if (now >= next_tick)
-			next_tick = progress(d, now, UINT_MAX);
+			next_tick = progress(d, now, next_tick, UINT_MAX);
 	}
 }
 
@@ -599,7 +703,7 @@ static int collect(struct driver *d, struct run_result *res)
 	if (!res->clients)
 		return -1;
 	for (unsigned i = 0; i < d->nclients; i++) {
-		const struct client_stats *st = &d->sh->slot[i].stats;
+		const struct client_stats *st = &d->sh->stats[i];
 		res->clients[i] = *st;
 		res->bytes += st->bytes;
 		res->bytes_all += st->bytes_all;
@@ -629,7 +733,7 @@ static int collect(struct driver *d, struct run_result *res)
 static void print_pass_times(struct driver *d)
 {
 	for (unsigned i = 0; d->passes && i < d->nclients; i++) {
-		uint64_t n = d->sh->slot[i].stats.passes;
+		uint64_t n = d->sh->stats[i].passes;
 		const struct pass_time *p = passes_of(d, i);
 		for (uint64_t k = 0; k < n && k < PASS_TIMES; k++)
 			printf("%4u completed in %u ms at time %u ms\n", i, p[k].took_ms, p[k].at_ms);
@@ -654,22 +758,26 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 	d->cfg = cfg;
 	d->nclients = cfg->bcfg.nclients;
 	d->per_proc = cfg->clients_per_process ? cfg->clients_per_process : 1;
-	d->sh_size = sizeof(struct shared) + d->nclients * sizeof(struct slot);
+	size_t slots = sizeof(struct shared) + d->nclients * sizeof(struct slot);
+	slots = (slots + 63) & ~(size_t)63;
+	d->sh_size = slots + d->nclients * sizeof(struct client_stats);
 	if (!(d->sh = map_shared(d->sh_size)))
 		return err_errno(err, "mapping %zu bytes of shared counters", d->sh_size);
+	d->sh->stats = (struct client_stats *)((char *)d->sh + slots);
 	if (cfg->show_execute_time) {
 		d->passes_size = (size_t)d->nclients * PASS_TIMES * sizeof(struct pass_time);
 		if (!(d->passes = map_shared(d->passes_size)))
 			return err_errno(err, "mapping room for the --show-execute-time lines");
 	}
 	d->args = calloc(d->nclients, sizeof(*d->args));
+	d->base = calloc(d->nclients, sizeof(*d->base));
 	if (cfg->bcfg.processes)
 		d->pids = calloc(run_procs(cfg), sizeof(*d->pids));
 	else
 		d->threads = calloc(d->nclients, sizeof(*d->threads));
 	if (cfg->cost && !(d->tids = calloc(d->nclients, sizeof(*d->tids))))
 		return err_set(err, "out of memory for %u clients", d->nclients);
-	if (!d->args || !(d->pids || d->threads))
+	if (!d->args || !d->base || !(d->pids || d->threads))
 		return err_set(err, "out of memory for %u clients", d->nclients);
 	/* Before any task starts: the counters follow those created after. */
 	if (cfg->cost)
@@ -699,6 +807,7 @@ static void driver_free(struct driver *d, bool clients_stuck)
 	free(d->threads);
 	free(d->pids);
 	free(d->args);
+	free(d->base);
 	free(d->tids);
 }
 
@@ -719,6 +828,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 		set_error(&d, err.msg);
 	else if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
+	schedule_summary(&d);
 	if (d.cost.started) {
 		sample_cost(&d, &d.cost.end);
 		d.cost.ended = true;

@@ -441,6 +441,21 @@ static int parser_init(struct parser *p, const char *name, const char *text, siz
 	return p->scratch ? 0 : -1;
 }
 
+/* The array is a shared mapping, not heap: fork() copies no page table of
+ * it, so starting a thousand client processes does not copy it a thousand
+ * times, and no client can write it (it is made read-only). */
+static int map_ops(struct loadfile *lf, size_t n)
+{
+	size_t size = n * sizeof(*lf->ops);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	lf->ops = p;
+	lf->ops_map_size = size;
+	return 0;
+}
+
 int loadfile_parse(const char *name, const char *text, size_t len,
 		   const struct loadfile_options *opt, struct loadfile *lf, struct errbuf *err)
 {
@@ -451,9 +466,10 @@ int loadfile_parse(const char *name, const char *text, size_t len,
 	memset(lf, 0, sizeof(*lf));
 	for (const char *q = text; (q = memchr(q, '\n', (size_t)(end - q))); q++)
 		lines++;
-	lf->ops = malloc(lines * sizeof(*lf->ops));
+	if (map_ops(lf, lines) < 0)
+		return err_errno(err, "%s: mapping room for %zu operations", name, lines);
 	lf->path = strdup(name);
-	if (parser_init(&p, name, text, len, opt, err) < 0 || !lf->ops || !lf->path) {
+	if (parser_init(&p, name, text, len, opt, err) < 0 || !lf->path) {
 		free(p.scratch);
 		loadfile_free(lf);
 		return err_set(err, "%s: out of memory", name);
@@ -478,6 +494,11 @@ int loadfile_parse(const char *name, const char *text, size_t len,
 		goto bad;
 	}
 	free(p.scratch);
+	if (mprotect(lf->ops, lf->ops_map_size, PROT_READ) < 0) {
+		err_errno(err, "%s: making the parsed operations read-only", name);
+		loadfile_free(lf);
+		return -1;
+	}
 	return 0;
 bad:
 	free(p.scratch);
@@ -518,7 +539,8 @@ int loadfile_read(const char *path, const struct loadfile_options *opt,
 
 void loadfile_free(struct loadfile *lf)
 {
-	free(lf->ops);
+	if (lf->ops)
+		munmap(lf->ops, lf->ops_map_size);
 	free(lf->path);
 	memset(lf, 0, sizeof(*lf));
 }

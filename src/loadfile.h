@@ -24,8 +24,9 @@ struct op {
 
 struct loadfile {
 	char     *path;
-	struct op *ops;
+	struct op *ops;            /* a shared mapping, read-only once parsed */
 	size_t    n_ops;
+	size_t    ops_map_size;    /* its length, for munmap */
 	uint32_t  n_lines;         /* lines of the file: dbench counts progress in lines */
 	uint32_t  n_lenient;       /* lines skipped or taken leniently, as dbench does */
 	uint64_t  pass_payload;    /* counted bytes of one whole pass */

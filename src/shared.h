@@ -16,17 +16,18 @@ enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_DONE };
 /* STALLED: the driver gave up on the client (--timeout); it is not waited for. */
 enum slot_state { SLOT_STARTING, SLOT_READY, SLOT_FINISHED, SLOT_FAILED, SLOT_STALLED };
 
-/* One client's live counters, on their own cache lines: each is written by
- * its client alone and read by the driver every poll. */
+/* One client's live counters, on a cache line of its own: written by its
+ * client alone and read by the driver every poll. The slots are packed
+ * together, apart from the clients' figures: the driver's pass over a
+ * thousand clients reads a few pages, not a page per client. */
 struct slot {
-	_Alignas(64) _Atomic uint64_t bytes;   /* payload in the current phase */
+	_Alignas(64) _Atomic uint64_t bytes;   /* payload counted so far, every phase */
 	_Atomic uint64_t lines;                /* loadfile lines reached, every pass (dbench's figure) */
 	_Atomic uint64_t op_start_ns;          /* start of the operation in flight; 0: none */
 	_Atomic uint64_t interval_max_ns;      /* worst latency since the driver last looked */
 	_Atomic uint64_t finished_ns;
 	_Atomic int state;
 	_Atomic int tid;                       /* the task running the client, for --cost */
-	struct client_stats stats;             /* the client's; read once it has stopped */
 };
 
 /* --show-execute-time: one record per pass, printed by the driver when the
@@ -42,6 +43,8 @@ struct shared {
 	_Atomic uint64_t start_ns;             /* when the clients were released */
 	char error[600];
 	struct socket_readback socket;         /* client 0 writes it before it is ready */
+	struct client_stats *stats;            /* one per client, in the same mapping; each
+						* read by the driver once its client stopped */
 	struct slot slot[];
 };
 

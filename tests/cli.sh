@@ -292,7 +292,7 @@ inflight_latency() {
 	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$TL_TMP/srv.out" 2>&1 &
 	srv=$!
 	port="$(tl_server_port "$TL_TMP/srv.out")" || true
-	"$TBENCH" -b tcp 1 127.0.0.1 --port "$port" -t 8 --warmup 0 --timeout 30 -c "$TINY" >"$TL_TMP/stall.out" 2>&1 &
+	"$TBENCH" -b tcp 1 127.0.0.1 --port "$port" -t 8 --warmup 0 --timeout 30 -c "$TINY" >"$TL_TMP/stall.out" 2>"$TL_TMP/stall.err" &
 	pid=$!
 	tl_wait_for " execute " "$TL_TMP/stall.out" || true
 	# tbench_srv serves each connection in a process of its own: stop them all.
@@ -313,6 +313,9 @@ inflight_latency() {
 	check "one line a second through the stall, no second repeated" execute_seconds_rise "$TL_TMP/stall.out"
 	check "the line after the seconds missed carries the stall's latency" awk '
 		/ execute / { if (n && $6 > prev + 1 && $(NF - 1) >= 2000) ok = 1; prev = $6; n++ } END { exit !ok }' "$TL_TMP/stall.out"
+	check "stderr says the driver missed its schedule" \
+		grep -q 'the run did not keep its 1 s schedule with 1 clients' "$TL_TMP/stall.err"
+	check "stdout has no warning" bash -c '! grep -q warning "$1"' _ "$TL_TMP/stall.out"
 	check "max_latency counts the stalled exchange" awk '
 		/^Throughput/ { split($0, f, "max_latency="); if (f[2] + 0 >= 3000) ok = 1 } END { exit !ok }' "$TL_TMP/stall.out"
 	[ "$TL_FAILED" -eq "$failed_before" ] || grep -E ' execute |^Throughput' "$TL_TMP/stall.out" | sed 's/^/    /'

@@ -1,0 +1,86 @@
+#!/bin/bash
+# shellcheck disable=SC2016  # awk programs are single-quoted on purpose
+# Many clients at once, scaled down: 512 clients of the pipe backend, as
+# processes and as threads, for a short warm-up and execute phase. The
+# driver's lines must stay true however loaded the machine: seconds that
+# strictly rise, rates that are finite and near the final Throughput,
+# warm-up lines, and a run that ends in time; a second left without a line
+# must come with the warning that says the run did not keep its schedule.
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
+CLIENTS=512
+WALL_LIMIT=180   # seconds for the whole run, start-up and cleanup included
+
+# Raise the soft limit on open files to the hard one: 512 clients and their
+# servers hold pipes; a lower hard limit than they need skips the test.
+raise_nofile() {
+	local hard
+	hard="$(ulimit -Hn)"
+	if [ "$hard" != unlimited ] && [ "$hard" -lt $((CLIENTS * 4 + 64)) ]; then
+		echo "SKIP: ulimit -Hn is $hard, under the $((CLIENTS * 4 + 64)) descriptors $CLIENTS clients need"
+		exit 77
+	fi
+	ulimit -n "$hard"
+}
+
+# seconds_rise FILE PHASE: the PHASE lines' seconds strictly rise.
+seconds_rise() {
+	awk -v phase="$2" '$4 == "MB/sec" && $5 == phase {
+		if (seen && $6 <= last) bad = 1
+		last = $6; seen = 1
+	} END { exit bad }' "$1"
+}
+
+# Every MB/sec figure is a finite number below 100 times the Throughput,
+# and the Throughput is above 0.
+rates_sane() {
+	awk '/^Throughput / { tp = $2 }
+	     $4 == "MB/sec" { if ($3 !~ /^[0-9]+\.[0-9]+$/) bad = 1; rate[n++] = $3 }
+	     END {
+		if (!(tp > 0) || n == 0) exit 1
+		for (i = 0; i < n; i++) if (rate[i] + 0 >= 100 * tp) exit 1
+		exit bad
+	     }' "$1"
+}
+
+# A second without its line (the driver got the CPU late) is allowed only
+# with the warning that says so.
+gaps_said() {
+	local out="$1" err="$2"
+	if awk '$4 == "MB/sec" && $5 == "execute" { if ($6 != ++want) gap = 1 } END { exit !gap }' "$out"; then
+		grep -q 'did not keep its 1 s schedule' "$err"
+	fi
+}
+
+# Warm-up lines; on a machine that kept the driver off the CPU through the
+# whole warm-up, the warning that it got it late for the warm-up's first.
+warmup_lines() {
+	grep -q ' MB/sec  warmup ' "$1" || grep -q 'after the warmup line of second 1 was due' "$2"
+}
+
+run_many() {
+	local what="$1" start end
+	shift
+	start=$(date +%s)
+	expect_exit 0 "$what: $CLIENTS clients" "$TBENCH" -b pipe -t 3 --warmup 2 "$@" "$CLIENTS"
+	end=$(date +%s)
+	cp "$TL_TMP/out" "$TL_TMP/$what.out"
+	cp "$TL_TMP/err" "$TL_TMP/$what.err"
+	check "$what: ended within $WALL_LIMIT s (took $((end - start)) s)" [ $((end - start)) -le "$WALL_LIMIT" ]
+	check "$what: warm-up lines, or the warning that the driver missed them" \
+		warmup_lines "$TL_TMP/$what.out" "$TL_TMP/$what.err"
+	check "$what: execute lines" grep -q ' MB/sec  execute ' "$TL_TMP/$what.out"
+	check "$what: warm-up seconds strictly rise" seconds_rise "$TL_TMP/$what.out" warmup
+	check "$what: execute seconds strictly rise" seconds_rise "$TL_TMP/$what.out" execute
+	check "$what: every rate finite and under 100x the Throughput" rates_sane "$TL_TMP/$what.out"
+	check "$what: a second without a line is said on stderr" gaps_said "$TL_TMP/$what.out" "$TL_TMP/$what.err"
+	check "$what: stdout has only dbench's lines" \
+		bash -c '! grep -q "warning" "$1"' _ "$TL_TMP/$what.out"
+}
+
+raise_nofile
+run_many processes
+run_many threads --threads
+tl_done
