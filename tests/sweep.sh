@@ -146,7 +146,7 @@ sweep_run() {
 	cols "$out/summary.csv" cost_cpu_us_mean,cost_cpu_us_sd,cost_cpu_us_ci95,wall_us_per_op_mean |
 		awk -F'\t' '!($1 > 0 && $2 >= 0 && $3 >= 0 && $4 > 0) { bad = 1 } END { exit bad }' &&
 		ok "summary: cost figures with sd and interval" || not_ok "summary: cost figures"
-	cols "$out/summary.csv" n,n_failed | awk '$1 + $2 != 2 { bad = 1 } END { exit bad }' &&
+	cols "$out/summary.csv" n,n_failed,n_disturbed | awk '$1 + $2 + $3 != 2 { bad = 1 } END { exit bad }' &&
 		ok "summary: n + n_failed = 2 everywhere" || not_ok "summary: n + n_failed = 2 everywhere"
 	! grep -qv '^processes$\|^threads$' < <(cols "$out/summary.csv" model) &&
 		ok "summary: the client model of every point" || not_ok "summary: model column"

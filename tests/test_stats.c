@@ -431,6 +431,36 @@ static void summaries(void)
 	strlist_free(&carry);
 }
 
+/* An ok run judged disturbed is left out of its point, counted apart; an
+ * empty cell (not known) or "no" is not disturbed. */
+static void disturbed_runs(void)
+{
+	static const char csv[] =
+		"backend,clients,status,disturbed,mb_per_sec\n"
+		"pipe,1,ok,no,100\n"
+		"pipe,1,ok,other_cpu+stall,7\n"
+		"pipe,1,ok,,102\n"
+		"pipe,1,failed,,\n";
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients"), metrics = strlist_split("mb_per_sec");
+	struct strlist carry = { 0, NULL };
+
+	CHECK(row_disturbed("stall") && !row_disturbed("no") && !row_disturbed(""));
+	CHECK(parse_table(&t, csv) == 0);
+	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, &err) == 0);
+	CHECK_EQ_U(s.npoints, 1);
+	CHECK_EQ_U(s.p[0].n_ok, 2);
+	CHECK_EQ_U(s.p[0].n_failed, 1);
+	CHECK_EQ_U(s.p[0].n_disturbed, 1);
+	CHECK_NEAR(s.p[0].m[0].mean, 101, 1e-12);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
+	strlist_free(&metrics);
+}
+
 static void comparisons(void)
 {
 	struct table ta, tb;
@@ -741,6 +771,7 @@ int main(void)
 	json_hostile();
 	rows();
 	summaries();
+	disturbed_runs();
 	layers();
 	comparisons();
 	knob_points();
