@@ -192,21 +192,8 @@ default_loadfile() {
 # The age of an exchange still in flight shows in the progress lines while
 # it stalls (the server stopped), and in max_latency.
 inflight_latency() {
-	local port srv pid rc=0 failed_before="$TL_FAILED"
-	# A port the kernel picks: a fixed one can be a client's in TIME_WAIT.
-	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$TL_TMP/srv.out" 2>&1 &
-	srv=$!
-	port="$(tl_server_port "$TL_TMP/srv.out")" || true
-	"$TBENCH" -b tcp 1 127.0.0.1 --port "$port" -t 8 --warmup 0 --timeout 30 -c "$TINY" >"$TL_TMP/stall.out" 2>&1 &
-	pid=$!
-	tl_wait_for " execute " "$TL_TMP/stall.out" || true
-	# tbench_srv serves each connection in a process of its own: stop them all.
-	kill -STOP "$srv" $(pgrep -P "$srv") 2>/dev/null || true
-	sleep 3.5
-	kill -CONT "$srv" $(pgrep -P "$srv") 2>/dev/null || true
-	wait "$pid" || rc=$?
-	kill "$srv" 2>/dev/null || true
-	wait "$srv" 2>/dev/null || true
+	local rc failed_before="$TL_FAILED"
+	rc="$(tl_stopped_server_run 3.5 "$TL_TMP/stall.out" 1 -t 8 --warmup 0 --timeout 30 -c "$TINY")"
 	check "a stall within the run: exit 0 (got $rc)" [ "$rc" -eq 0 ]
 	# Two ticks in the stall: the in-flight exchange at least 0.9 s old, and a second older at the next.
 	check "the progress lines' latency grows while the exchange is stalled" awk '
