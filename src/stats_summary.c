@@ -169,10 +169,12 @@ static void sum_metrics(struct summary *s, const struct table *t, const size_t *
 }
 
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
-		   const struct strlist *metrics, const struct strlist *carry, struct errbuf *err)
+		   const struct strlist *metrics, const struct strlist *carry, unsigned flags,
+		   struct errbuf *err)
 {
 	int *kc = NULL, *mc = NULL, *cc = NULL, rc = -1;
-	int status = table_col(runs, "status"), disturbed = table_col(runs, "disturbed");
+	int status = table_col(runs, "status");
+	int disturbed = flags & SUMMARY_KEEP_DISTURBED ? -1 : table_col(runs, "disturbed");
 	size_t *rowpoint = xrealloc(NULL, (runs->nrows ? runs->nrows : 1) * sizeof(size_t));
 	enum row_kind *kind = xrealloc(NULL, (runs->nrows ? runs->nrows : 1) * sizeof(*kind));
 
@@ -287,7 +289,7 @@ out:
 }
 
 int summarize_any(struct summary *s, const struct table *t, const struct strlist *keys,
-		  const char *metric, struct errbuf *err)
+		  const char *metric, unsigned flags, struct errbuf *err)
 {
 	char mean[256];
 	snprintf(mean, sizeof(mean), "%s_mean", metric);
@@ -298,7 +300,7 @@ int summarize_any(struct summary *s, const struct table *t, const struct strlist
 		return err_set(err, "%s: neither a '%s' nor a '%s' column", t->name, metric, mean);
 	}
 	struct strlist metrics = strlist_split(metric), none = { 0, NULL };
-	int rc = summarize_runs(s, t, keys, &metrics, &none, err);
+	int rc = summarize_runs(s, t, keys, &metrics, &none, flags, err);
 	strlist_free(&metrics);
 	return rc;
 }

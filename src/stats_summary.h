@@ -41,8 +41,12 @@ struct summary {
  * numbers numerically, other values in the order they first appear.
  * A missing key column is an error; missing metric or carried columns are
  * left out of the summary. 0, or -1 with err set. */
+/* flags: SUMMARY_KEEP_DISTURBED counts disturbed ok runs as ok (a machine
+ * known to be shared, whose figures are wanted all the same). */
+enum { SUMMARY_KEEP_DISTURBED = 1 };
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
-		   const struct strlist *metrics, const struct strlist *carry, struct errbuf *err);
+		   const struct strlist *metrics, const struct strlist *carry, unsigned flags,
+		   struct errbuf *err);
 /* A summary.csv read back (key columns, n, n_failed, n_disturbed where it
  * has it, and metric's _mean, _sd and _ci95), points in file order. The metric's n is n, but 1 where
  * it has no _sd and 0 where it has no _mean: a figure some ok runs lack. */
@@ -50,7 +54,7 @@ int summary_read_back(struct summary *s, const struct table *t, const struct str
 		      const char *metric, struct errbuf *err);
 /* Either of the two, whichever t is: a summary when it has "<metric>_mean". */
 int summarize_any(struct summary *s, const struct table *t, const struct strlist *keys,
-		  const char *metric, struct errbuf *err);
+		  const char *metric, unsigned flags, struct errbuf *err);
 void summary_free(struct summary *s);
 /* The point with these key values, or NULL. */
 const struct point *summary_find(const struct summary *s, char *const *key);

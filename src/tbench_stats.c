@@ -105,6 +105,7 @@ static void usage(FILE *f)
 		"Defaults: --metric mb_per_sec; --keys " DEFAULT_KEYS_TEXT ".\n"
 		"A runs.csv or summary.csv older than the knob columns is read with its\n"
 		"read-back tso, gso, gro as tso_read, gso_read, gro_read.\n"
+		"TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok (n), not in n_disturbed.\n"
 		"Exit status: 0 success, 1 failure (output not written), 2 usage or input error.\n");
 }
 
@@ -188,6 +189,13 @@ static void print_summary(FILE *o, const struct summary *s)
 	}
 }
 
+/* $TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok in every summary. */
+static unsigned summary_flags(void)
+{
+	const char *keep = getenv("TBENCH_KEEP_DISTURBED");
+	return keep && strcmp(keep, "1") == 0 ? SUMMARY_KEEP_DISTURBED : 0;
+}
+
 /* Disturbed runs were left out of the summary: said, with how many. */
 static void note_disturbed(const struct summary *s, const char *file)
 {
@@ -231,7 +239,7 @@ static void cmd_summarize(int argc, char **argv)
 	struct strlist ml = metrics ? strlist_split(metrics) : figure_columns();
 	read_table(&t, file[0]);
 	struct strlist kl = keys_of(keys, &t), cl = row_carried(&t, &kl);
-	if (summarize_runs(&s, &t, &kl, &ml, &cl, &err) < 0)
+	if (summarize_runs(&s, &t, &kl, &ml, &cl, summary_flags(), &err) < 0)
 		die(EXIT_USAGE, "%s", err.msg);
 	print_summary(stdout, &s);
 	note_disturbed(&s, file[0]);
@@ -264,7 +272,7 @@ static void load_results(const char *arg, struct table *t)
 static void summary_of(struct table *t, const struct strlist *keys, const char *metric, struct summary *s)
 {
 	struct errbuf err;
-	if (summarize_any(s, t, keys, metric, &err) < 0)
+	if (summarize_any(s, t, keys, metric, summary_flags(), &err) < 0)
 		die(EXIT_USAGE, "%s (figures: tbench-stats row --figures)", err.msg);
 	note_disturbed(s, t->name);
 	table_free(t);
