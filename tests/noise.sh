@@ -136,6 +136,16 @@ summary_leaves_out() {
 	check "with it the disturbed run counts: n 2, n_disturbed 0, no note" \
 		[ "$("$STATS" select --columns n,n_disturbed,mb_per_sec_mean --tsv "$TL_TMP/out")$(cat "$TL_TMP/err")" \
 		  = "$(printf '2\t0\t244.964')" ]
+	# two hosts' runs: the busy loops' run, judged calm on one and stalled on the other
+	jq '.noise.disturbed = false | .noise.reasons = [] | .noise.longest_stall_s = 0.1' \
+		"$TL_TMP/hog.json" >"$TL_TMP/host-a.json"
+	jq '.noise.disturbed = true | .noise.reasons = ["stall"] | .noise.longest_stall_s = 3.5' \
+		"$TL_TMP/hog.json" >"$TL_TMP/host-b.json"
+	expect_exit 0 "merge the runs of two hosts, one disturbed" "$STATS" merge --names a,b \
+		"$TL_TMP/host-a.json" "$TL_TMP/host-b.json"
+	check "the merged run is disturbed, with that host's reasons and the worst stall" jq -e \
+		'.noise.disturbed and .noise.reasons == ["stall"] and .noise.hosts_disturbed == 1
+		 and .noise.longest_stall_s == 3.5 and .hosts[1].noise.disturbed' "$TL_TMP/out"
 	expect_exit 0 "compare it with itself" "$STATS" compare --keys backend,clients "$csv" "$csv"
 	check "compare says so too" grep -q '1 disturbed run left out' "$TL_TMP/err"
 	expect_exit 0 "compare the summary with the runs" "$STATS" compare --keys backend,clients \
