@@ -220,8 +220,10 @@ int main(int argc, char **argv)
 	 * was interrupted prints no Throughput line (report_notes: its figures). */
 	if (res.executed)
 		report_summary(stdout, &o.run, &o.report, &res);
-	if (res.executed && o.cost)
+	if (res.executed && o.cost) {
 		report_cost(stdout, &o.run, &o.report, &res);
+		report_noise(stdout, &o.run, &res);
+	}
 	check_stdout(&res, stdout_closed, o.json_path != NULL);
 	if (o.json_path && report_json_write(&json, &o.run, &o.report, &res, argc,
 					     (const char *const *)argv, &err) < 0) {
@@ -230,6 +232,7 @@ int main(int argc, char **argv)
 	}
 	report_end(&res);
 	report_notes(stderr, &o.run, &o.report, &res);
+	report_disturbed(stderr, &o.run, &res);
 	enum run_status status = res.status;
 	run_result_free(&res);
 	loadfile_free(&lf);

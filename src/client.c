@@ -208,8 +208,8 @@ static void record_cpu(struct client_stats *st, int who)
 	}
 }
 
-/* Run-once with --cost: the client (and its server) stays until the
- * driver has taken the last sample of the execute phase. */
+/* Run-once: the client (and its server) stays until the driver has
+ * taken the last sample of the execute phase, which counts its CPU. */
 static void linger(struct client *c)
 {
 	atomic_store(&c->slot->state, SLOT_FINISHED);
@@ -241,7 +241,7 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 		rc = 0;
 	atomic_store(&c.slot->op_start_ns, 0);
 	atomic_store(&c.slot->finished_ns, now_ns());
-	if (rc == 0 && cfg->run_once && cfg->cost)
+	if (rc == 0 && cfg->run_once)
 		linger(&c);
 	if (c.conn)   /* none when --reconnect's open failed */
 		close_conn(&c);

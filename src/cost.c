@@ -175,6 +175,7 @@ static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 	t->user_s += (double)st.utime / ticks;
 	t->sys_s += (double)st.stime / ticks;
 	t->tasks++;
+	t->running += st.state == 'R';
 	unsigned long long v;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	FILE *f = fopen(path, "r");

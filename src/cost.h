@@ -17,6 +17,7 @@ struct task_times {
 	uint64_t vol_cs, invol_cs;
 	uint64_t exec_ns, migrations;   /* schedstat's run time, sched's se.nr_migrations */
 	unsigned tasks;
+	unsigned running;               /* tasks runnable when read (state R) */
 };
 
 enum cost_perf {

@@ -55,8 +55,9 @@ struct driver {
 	uint64_t worst_late_ns;
 	uint64_t all_began_ns;          /* when every client had begun an operation; 0: not yet */
 	bool release_warned;
-	struct cost cost;               /* --cost: counters, and the samples of the execute phase */
-	pid_t *tids;                    /* --cost: the clients' tasks */
+	struct cost cost;               /* counters, and the samples of the execute phase */
+	struct noise noise;             /* sampled with the cost; the stall watch */
+	pid_t *tids;                    /* the clients' tasks */
 };
 
 static void set_error(struct driver *d, const char *msg)
@@ -512,12 +513,46 @@ static bool warmup_over(const struct driver *d, uint64_t now)
 	return true;
 }
 
-/* --cost: what every task of the run had used so far. */
-static void sample_cost(struct driver *d, struct cost_sample *s)
+/* What every task of the run had used so far, and the machine around it:
+ * the machine's side read around the run's, so that its interval holds it. */
+static void sample_cost(struct driver *d, struct cost_sample *s, struct noise_sample *ns, bool end)
 {
 	for (unsigned i = 0; i < d->nclients; i++)
 		d->tids[i] = atomic_load(&d->sh->slot[i].tid);
+	if (!end)
+		noise_sample(ns, now_ns());
 	cost_sample(&d->cost, s, d->tids, d->nclients);
+	if (end)
+		noise_sample(ns, now_ns());
+}
+
+/* Loadfile lines reached by every client; *waiting when one of them waits
+ * by wish (a Sleep line, or -R's pace): then no progress is no stall. */
+static uint64_t progress_of(const struct driver *d, bool *waiting)
+{
+	uint64_t lines = 0;
+
+	*waiting = false;
+	for (unsigned i = 0; i < d->nclients; i++) {
+		const struct slot *s = &d->sh->slot[i];
+		uint64_t l = atomic_load_explicit(&s->lines, memory_order_relaxed);
+		lines += l;
+		if (*waiting || slot_done(s))
+			continue;
+		const struct op *op = op_at_line(d->cfg->lf, l);
+		*waiting = (op && !op->exchanges) ||
+			   (d->cfg->target_rate > 0 && !atomic_load_explicit(&s->op_start_ns, memory_order_relaxed));
+	}
+	return lines;
+}
+
+static void watch_stalls(struct driver *d, uint64_t now)
+{
+	bool waiting;
+	uint64_t lines = progress_of(d, &waiting);
+
+	if (d->noise.started)
+		noise_watch(&d->noise, lines, waiting, now);
 }
 
 static void set_phase(struct driver *d, int phase, uint64_t now)
@@ -526,10 +561,12 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 	/* Before the clients see the phase: a short pass (--run-once) may
 	 * otherwise be over, its switches uncounted, when /proc is read. The
 	 * phase starts when they see it, after the sample. */
-	if (phase == PHASE_EXECUTE && d->cfg->cost) {
-		sample_cost(d, &d->cost.start);
-		d->cost.started = true;
+	if (phase == PHASE_EXECUTE) {
+		bool waiting;
+		sample_cost(d, &d->cost.start, &d->noise.start, false);
+		d->cost.started = d->noise.started = true;
 		now = now_ns();
+		noise_start_watch(&d->noise, progress_of(d, &waiting), now);
 	}
 	if (phase == PHASE_EXECUTE) {
 		d->exec_start = now;
@@ -576,6 +613,8 @@ static enum run_status run_phases(struct driver *d)
 			return d->exec_end = now, (enum run_status)end;
 		if (count_done(d) == d->nclients)
 			return d->exec_end = last_finish(d), RUN_OK;
+		if (d->phase == PHASE_EXECUTE)
+			watch_stalls(d, now);
 		bool over = d->phase == PHASE_EXECUTE && limit_ns && now >= d->exec_start + limit_ns;
 		/* A line due before the end is printed even when the driver woke
 		 * late, as on a loaded machine: the execute phase has its lines. */
@@ -720,6 +759,7 @@ static int collect(struct driver *d, struct run_result *res)
 	}
 	res->ops = res->all.count;
 	res->cost = d->cost;
+	res->noise = d->noise;
 	res->socket = d->sh->socket;
 	if (!d->exec_start)
 		forget_warmup(res);
@@ -756,6 +796,10 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 {
 	memset(d, 0, sizeof(*d));
 	d->cfg = cfg;
+	/* First, for driver_free, and before any task starts: the counters
+	 * follow those created after. Without --perf it opens nothing: /proc
+	 * is read at the samples. */
+	cost_open(&d->cost, "lo", cfg->perf);
 	d->nclients = cfg->bcfg.nclients;
 	d->per_proc = cfg->clients_per_process ? cfg->clients_per_process : 1;
 	size_t slots = sizeof(struct shared) + d->nclients * sizeof(struct slot);
@@ -775,13 +819,10 @@ static int driver_init(struct driver *d, const struct run_config *cfg, struct er
 		d->pids = calloc(run_procs(cfg), sizeof(*d->pids));
 	else
 		d->threads = calloc(d->nclients, sizeof(*d->threads));
-	if (cfg->cost && !(d->tids = calloc(d->nclients, sizeof(*d->tids))))
+	if (!(d->tids = calloc(d->nclients, sizeof(*d->tids))))
 		return err_set(err, "out of memory for %u clients", d->nclients);
 	if (!d->args || !d->base || !(d->pids || d->threads))
 		return err_set(err, "out of memory for %u clients", d->nclients);
-	/* Before any task starts: the counters follow those created after. */
-	if (cfg->cost)
-		cost_open(&d->cost, "lo", cfg->perf);
 	/* Before any server or client starts: they all read the clock it chooses. */
 	if (clock_init(err) < 0)
 		return -1;
@@ -802,8 +843,7 @@ static void driver_free(struct driver *d, bool clients_stuck)
 		munmap(d->sh, d->sh_size);
 	if (d->passes && !in_use)
 		munmap(d->passes, d->passes_size);
-	if (d->cfg->cost)
-		cost_close(&d->cost);
+	cost_close(&d->cost);
 	free(d->threads);
 	free(d->pids);
 	free(d->args);
@@ -830,8 +870,8 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 		status = run_phases(&d);
 	schedule_summary(&d);
 	if (d.cost.started) {
-		sample_cost(&d, &d.cost.end);
-		d.cost.ended = true;
+		sample_cost(&d, &d.cost.end, &d.noise.end, true);
+		d.cost.ended = d.noise.ended = true;
 	}
 
 	bool stuck = reap_all(&d, stop_clients(&d) > 0);

@@ -11,6 +11,7 @@
 #include "cost.h"
 #include "histogram.h"
 #include "loadfile.h"
+#include "noise.h"
 
 struct run_config {
 	const struct loadfile *lf;
@@ -26,7 +27,7 @@ struct run_config {
 	bool run_once;           /* one pass of the loadfile per client */
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
 	bool quiet;              /* no progress lines */
-	bool cost;               /* sample what the execute phase cost (--cost, --json) */
+	bool cost;               /* report what the execute phase cost (--cost, --json); sampled always */
 	bool perf;               /* with cost: perf_event_open counters too (--perf) */
 	const struct cpu_list *cpus;  /* --cpus: client i pinned to entry i, or NULL */
 	double start_at;         /* --start-at: CLOCK_REALTIME seconds to start the warm-up at; 0: none */
@@ -70,7 +71,8 @@ struct run_result {
 	double cpu_clients_user, cpu_clients_sys;
 	uint64_t wire_bytes;               /* execute phase, every client */
 	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), every client, whole run */
-	struct cost cost;                  /* with cfg->cost: the execute phase's start and end */
+	struct cost cost;                  /* the execute phase's start and end (perf: with cfg->perf) */
+	struct noise noise;                /* what else the machine did meanwhile; stalls */
 	struct socket_readback socket;     /* client 0's first connection, if the backend says */
 };
 

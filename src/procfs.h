@@ -16,4 +16,19 @@ struct proc_stat {
  * when the task is gone or the line is not Linux's. */
 int proc_stat_read(const char *path, struct proc_stat *st);
 
+/* The machine's CPU time from /proc/stat's "cpu" line, in clock ticks
+ * (USER_HZ), every CPU summed, and its runnable tasks at the moment read. */
+struct system_times {
+	unsigned long long busy;     /* user + nice + system: tasks' CPU time */
+	unsigned long long irq;      /* irq + softirq */
+	unsigned long long idle;     /* idle + iowait */
+	unsigned long long steal;    /* taken by the hypervisor for others */
+	unsigned procs_running;
+};
+
+/* 0, or -1 when /proc/stat cannot be read or is not Linux's. */
+int proc_system_read(struct system_times *t);
+/* /proc/loadavg's one-minute average: 0, or -1. */
+int proc_loadavg_read(double *one_minute);
+
 #endif

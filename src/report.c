@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,107 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct report_opti
 	flush(f);
 }
 
+/* --- noise of the execute phase ---------------------------------------- */
+
+static void noise_of(const struct run_config *cfg, const struct run_result *res, struct noise_figures *f)
+{
+	/* Only a phase that ran to its -t can overrun it. */
+	bool timed = !cfg->run_once && res->status == RUN_OK;
+
+	noise_judge(&res->noise, &res->cost, timed ? cfg->timelimit : 0, res->execute_secs, f);
+}
+
+static void json_num_or_null(FILE *f, const char *name, double v, const char *after)
+{
+	if (isfinite(v))
+		fprintf(f, "\"%s\": %.4f%s", name, v, after);
+	else
+		fprintf(f, "\"%s\": null%s", name, after);
+}
+
+static void json_noise(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	struct noise_figures n;
+
+	noise_of(cfg, res, &n);
+	if (!n.known) {
+		fprintf(f, "  \"noise\": null,\n");
+		return;
+	}
+	fprintf(f, "  \"noise\": {\n    \"wall_s\": %.4f, \"online_cpus\": %u, ", n.wall_s, n.cpus);
+	json_num_or_null(f, "steal_pct", n.sys_known ? n.steal_pct : NAN, ", ");
+	json_num_or_null(f, "other_cpu_pct", n.sys_known ? n.other_cpu_pct : NAN, ", ");
+	json_num_or_null(f, "outside_runnable", n.sys_known ? n.outside_runnable : NAN, ",\n    ");
+	json_num_or_null(f, "loadavg_start", n.loadavg_start, ", ");
+	json_num_or_null(f, "loadavg_end", n.loadavg_end, ", ");
+	fprintf(f, "\"cpu_migrations\": %llu,\n    \"cpu_freq\": ", (unsigned long long)n.migrations);
+	if (n.freq_cpus)
+		fprintf(f, "{ \"exposed\": true, \"cpus\": %u, \"start_mhz\": %.1f, \"end_mhz\": %.1f, "
+			"\"changed_cpus\": %u },\n    ", n.freq_cpus, n.freq_start_mhz, n.freq_end_mhz,
+			n.freq_changed_cpus);
+	else
+		fprintf(f, "{ \"exposed\": false },\n    ");
+	json_num_or_null(f, "longest_stall_s", n.longest_stall_s, ", ");
+	json_num_or_null(f, "overrun_s", n.overrun_s, ",\n    ");
+	fprintf(f, "\"thresholds\": { \"steal_pct\": %g, \"other_cpu_pct\": %g, \"outside_runnable\": %g, "
+		"\"stall_s\": %g, ", NOISE_STEAL_PCT, NOISE_OTHER_CPU_PCT, n.outside_limit, NOISE_STALL_S);
+	json_num_or_null(f, "overrun_s", n.overrun_limit_s, ", ");
+	fprintf(f, "\"min_judged_s\": %g },\n    \"disturbed\": %s, \"reasons\": [",
+		NOISE_MIN_JUDGED_S, n.reasons ? "true" : "false");
+	for (int i = 0, first = 1; i < NOISE_REASONS; i++)
+		if (n.reasons & (1u << i)) {
+			fprintf(f, "%s\"%s\"", first ? "" : ", ", noise_reason_name[i]);
+			first = 0;
+		}
+	fprintf(f, "]\n  },\n");
+}
+
+/* --cost: the noise block, after the cost block. */
+void report_noise(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	struct noise_figures n;
+
+	noise_of(cfg, res, &n);
+	if (!n.known) {
+		fprintf(f, "Noise: nothing measured\n");
+		return;
+	}
+	fprintf(f, "\nNoise of the execute phase (%.2f s, %u CPUs online):\n", n.wall_s, n.cpus);
+	if (n.sys_known)
+		fprintf(f, "  steal %.1f%%  other tasks' CPU %.1f%%  runnable outside the run %.1f",
+			n.steal_pct, n.other_cpu_pct, n.outside_runnable);
+	else
+		fprintf(f, "  steal, other tasks' CPU, runnable tasks: /proc/stat not readable");
+	fprintf(f, "  load average %.2f -> %.2f\n", n.loadavg_start, n.loadavg_end);
+	fprintf(f, "  migrations %llu  ", (unsigned long long)n.migrations);
+	if (n.freq_cpus)
+		fprintf(f, "CPU frequency %.0f -> %.0f MHz (%u of %u CPUs changed)", n.freq_start_mhz,
+			n.freq_end_mhz, n.freq_changed_cpus, n.freq_cpus);
+	else
+		fprintf(f, "CPU frequency not exposed");
+	fprintf(f, "  longest stall %.2f s", n.longest_stall_s);
+	if (isfinite(n.overrun_s))
+		fprintf(f, "  overrun %.2f s", n.overrun_s);
+	char why[600];
+	noise_describe(&n, why, sizeof(why));
+	fprintf(f, "\n  %s%s\n", n.reasons ? "disturbed: " : "not disturbed (man tbench, NOISE)",
+		why);
+	flush(f);
+}
+
+/* A disturbed run says so, whatever else was asked. */
+void report_disturbed(FILE *f, const struct run_config *cfg, const struct run_result *res)
+{
+	struct noise_figures n;
+	char why[600];
+
+	noise_of(cfg, res, &n);
+	if (!n.reasons)
+		return;
+	noise_describe(&n, why, sizeof(why));
+	fprintf(f, "tbench: note: run disturbed, its figures are unsure: %s (man tbench, NOISE)\n", why);
+}
+
 static void json_offload(FILE *f, const char *name, int v, const char *after)
 {
 	fprintf(f, "\"%s\": %s%s", name, v < 0 ? "null" : v ? "true" : "false", after);
@@ -582,6 +684,7 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	json_socket(f, &res->socket);
 	json_result(f, cfg, res);
 	json_cost(f, cfg, res);
+	json_noise(f, cfg, res);
 	json_backend_counters(f, cfg, res);
 	fprintf(f, "  \"operations\": [");
 	for (int i = 0, first = 1; i < OP_COUNT; i++) {

@@ -34,6 +34,11 @@ void report_notes(FILE *f, const struct run_config *cfg, const struct report_opt
 void report_cost(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		 const struct run_result *res);
 
+/* --cost: the noise of the execute phase (src/noise.h), after the cost. */
+void report_noise(FILE *f, const struct run_config *cfg, const struct run_result *res);
+/* One line (for stderr) when the run was disturbed, with why; else nothing. */
+void report_disturbed(FILE *f, const struct run_config *cfg, const struct run_result *res);
+
 /* 0, or the errno of the first failed write to f (stdout) by any report. */
 int report_write_error(FILE *f);
 

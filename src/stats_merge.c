@@ -517,6 +517,55 @@ static void put_clients(FILE *f, const struct merge *m)
 	fputs("\n  ]", f);
 }
 
+/* The reasons of host doc's noise not yet in names[0..*n): appended. */
+static void add_reasons(const struct json_node *doc, const char **names, size_t max, size_t *n)
+{
+	const struct json_node *r = json_get(doc, "noise.reasons");
+	for (size_t i = 0; r && r->type == JSON_ARRAY && i < r->nkids; i++) {
+		const char *name = json_scalar_text(&r->kids[i]);
+		size_t k = 0;
+		while (k < *n && strcmp(names[k], name) != 0)
+			k++;
+		if (k == *n && *n < max)
+			names[(*n)++] = name;
+	}
+}
+
+/* The noise of the hosts' runs: each figure of the worst host, disturbed
+ * when any host was, with every host's reasons; null when none says. */
+static void put_noise(FILE *f, const struct merge *m)
+{
+	static const char *const worst[] = { "steal_pct", "other_cpu_pct", "outside_runnable",
+					     "longest_stall_s", "overrun_s" };
+	const char *reasons[32];
+	size_t nreasons = 0, judged = 0, disturbed = 0;
+	char path[64];
+
+	for (size_t h = 0; h < m->n; h++) {
+		const struct json_node *d = json_get(&m->h[h].doc, "noise.disturbed");
+		judged += d && (d->type == JSON_TRUE || d->type == JSON_FALSE);
+		disturbed += d && d->type == JSON_TRUE;
+		add_reasons(&m->h[h].doc, reasons, sizeof(reasons) / sizeof(reasons[0]), &nreasons);
+	}
+	if (!judged) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	for (size_t k = 0; k < sizeof(worst) / sizeof(worst[0]); k++) {
+		snprintf(path, sizeof(path), "noise.%s", worst[k]);
+		put_key(f, k ? ", " : " ", worst[k]);
+		put_num(f, max_of(m, path));
+	}
+	fprintf(f, ", \"hosts_judged\": %zu, \"hosts_disturbed\": %zu, \"disturbed\": %s, \"reasons\": [",
+		judged, disturbed, disturbed ? "true" : "false");
+	for (size_t k = 0; k < nreasons; k++) {
+		fputs(k ? ", " : "", f);
+		json_write_string(f, reasons[k]);
+	}
+	fputs("] }", f);
+}
+
 /* Each host's own figures, as its tbench wrote them. */
 static void put_hosts(FILE *f, const struct merge *m)
 {
@@ -528,7 +577,7 @@ static void put_hosts(FILE *f, const struct merge *m)
 		{ "avg_ms", "result.latency.avg_ms" }, { "p50_ms", "result.latency.p50_ms" },
 		{ "p99_ms", "result.latency.p99_ms" }, { "p999_ms", "result.latency.p999_ms" },
 		{ "start_at", "settings.start_at" }, { "netns", "netns" },
-		{ "tbench_version", "tbench_version" },
+		{ "tbench_version", "tbench_version" }, { "noise", "noise" },
 	};
 	fputc('[', f);
 	for (size_t h = 0; h < m->n; h++) {
@@ -560,6 +609,8 @@ static void put_document(FILE *f, const struct merge *m)
 			put_result(f, m);
 		else if (strcmp(k->key, "cost") == 0)
 			put_cost(f, m);
+		else if (strcmp(k->key, "noise") == 0)
+			put_noise(f, m);
 		else if (strcmp(k->key, "backend_counters") == 0)
 			put_counters(f, m);
 		else if (strcmp(k->key, "operations") == 0)

@@ -37,6 +37,7 @@ static char *netns_of(const struct row_input *in, const struct column *c);
 static char *wall_per_op_of(const struct row_input *in, const struct column *c);
 static char *sum_of(const struct row_input *in, const struct column *c);
 static char *not_available_of(const struct row_input *in, const struct column *c);
+static char *disturbed_of(const struct row_input *in, const struct column *c);
 
 #define PER_OP "cost.per_operation."
 /* The JSON paths that sum_of adds up for a column of that rule, by name. */
@@ -125,6 +126,16 @@ static const struct column columns[] = {
 	{ "cost_device", "cost.device", 0, NULL },      /* whose packets and bytes */
 	/* "cycles: why; instructions: why" for the figures left empty */
 	{ "cost_not_available", "cost.not_available", 0, not_available_of },
+	/* What else the machine did during the execute phase (tbench's "noise"). */
+	{ "noise_steal_pct", "noise.steal_pct", 0, NULL },        /* % of the CPU capacity */
+	{ "noise_other_cpu_pct", "noise.other_cpu_pct", 0, NULL },
+	{ "noise_outside_runnable", "noise.outside_runnable", 0, NULL },
+	{ "noise_cpu_migrations", "noise.cpu_migrations", 0, NULL },
+	{ "noise_freq_changed_cpus", "noise.cpu_freq.changed_cpus", 0, NULL },  /* empty: not exposed */
+	{ "noise_longest_stall_s", "noise.longest_stall_s", 0, NULL },
+	{ "noise_overrun_s", "noise.overrun_s", 0, NULL },
+	/* "no", or the reasons joined by '+' (other_cpu+stall); empty: not known */
+	{ "disturbed", "noise", 0, disturbed_of },
 	{ "started", NULL, COL_SET, NULL },             /* ISO 8601 */
 	{ "json", NULL, COL_SET, NULL },                /* the JSON's path in the sweep */
 	{ "error", "result.error", COL_SET | COL_JSON_FIRST, NULL },
@@ -394,12 +405,43 @@ static char *not_available_of(const struct row_input *in, const struct column *c
 	return out;
 }
 
+/* The verdict of the run's "noise" object: "no", or its reasons joined by
+ * '+'; empty for a run without one (older tbench, or nothing measured). */
+static char *disturbed_of(const struct row_input *in, const struct column *c)
+{
+	const struct json_node *n = in->json ? json_get(in->json, c->json) : NULL;
+	const struct json_node *d = n ? json_get(n, "disturbed") : NULL;
+	const struct json_node *r = n ? json_get(n, "reasons") : NULL;
+	if (!d || (d->type != JSON_TRUE && d->type != JSON_FALSE))
+		return xstrdup("");
+	if (d->type == JSON_FALSE)
+		return xstrdup("no");
+	size_t len = sizeof("yes");
+	for (size_t i = 0; r && r->type == JSON_ARRAY && i < r->nkids; i++)
+		len += strlen(json_scalar_text(&r->kids[i])) + 1;
+	char *out = xrealloc(NULL, len);
+	out[0] = '\0';
+	for (size_t i = 0; r && r->type == JSON_ARRAY && i < r->nkids; i++) {
+		if (i)
+			strcat(out, "+");
+		strcat(out, json_scalar_text(&r->kids[i]));
+	}
+	if (!out[0])
+		strcpy(out, "yes");
+	return out;
+}
+
 char **row_make(const struct row_input *in)
 {
 	char **cells = xrealloc(NULL, NCOLS * sizeof(*cells));
 	for (size_t i = 0; i < NCOLS; i++)
 		cells[i] = columns[i].rule ? columns[i].rule(in, &columns[i]) : plain_value(in, &columns[i]);
 	return cells;
+}
+
+int row_disturbed(const char *cell)
+{
+	return cell[0] && strcmp(cell, "no") != 0;
 }
 
 void row_free(char **cells)

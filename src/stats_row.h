@@ -51,6 +51,10 @@ struct strlist row_carried(const struct table *t, const struct strlist *keys);
  * path it is read from ("cost.per_operation.segments_out"). NULL if none. */
 const char *row_figure_column(const char *name);
 
+/* 1 when a runs.csv "disturbed" cell says the run was disturbed: not
+ * empty (not known) and not "no". */
+int row_disturbed(const char *cell);
+
 /* The row's cells, row_ncols() of them; free with row_free. */
 char **row_make(const struct row_input *in);
 void row_free(char **cells);

@@ -133,9 +133,20 @@ static struct metric_sum metric_of(const struct stats_acc *a)
 	return m;
 }
 
+/* How a row counts: a run whose status is not ok failed; an ok run judged
+ * disturbed (its "disturbed" cell) is left out too, counted apart. */
+enum row_kind { ROW_OK, ROW_FAILED, ROW_DISTURBED };
+
+static enum row_kind kind_of(const struct table *t, size_t r, int status, int disturbed)
+{
+	if (status >= 0 && strcmp(t->rows[r][status], "ok") != 0)
+		return ROW_FAILED;
+	return disturbed >= 0 && row_disturbed(t->rows[r][disturbed]) ? ROW_DISTURBED : ROW_OK;
+}
+
 /* Every metric of every point, from the ok rows; rowpoint[r] is row r's point. */
 static void sum_metrics(struct summary *s, const struct table *t, const size_t *rowpoint,
-			const int *mc, int status)
+			const int *mc, const enum row_kind *kind)
 {
 	size_t nm = s->metrics.n, nacc = s->npoints * nm;
 	struct stats_acc *acc = xrealloc(NULL, (nacc ? nacc : 1) * sizeof(*acc));
@@ -143,7 +154,7 @@ static void sum_metrics(struct summary *s, const struct table *t, const size_t *
 	for (size_t i = 0; i < nacc; i++)
 		stats_init(&acc[i]);
 	for (size_t r = 0; r < t->nrows; r++) {
-		if (status >= 0 && strcmp(t->rows[r][status], "ok") != 0)
+		if (kind[r] != ROW_OK)
 			continue;
 		for (size_t m = 0; m < nm; m++) {
 			double v = csv_num(t->rows[r][mc[m]]);
@@ -158,10 +169,14 @@ static void sum_metrics(struct summary *s, const struct table *t, const size_t *
 }
 
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
-		   const struct strlist *metrics, const struct strlist *carry, struct errbuf *err)
+		   const struct strlist *metrics, const struct strlist *carry, unsigned flags,
+		   struct errbuf *err)
 {
-	int *kc = NULL, *mc = NULL, *cc = NULL, status = table_col(runs, "status"), rc = -1;
+	int *kc = NULL, *mc = NULL, *cc = NULL, rc = -1;
+	int status = table_col(runs, "status");
+	int disturbed = flags & SUMMARY_KEEP_DISTURBED ? -1 : table_col(runs, "disturbed");
 	size_t *rowpoint = xrealloc(NULL, (runs->nrows ? runs->nrows : 1) * sizeof(size_t));
+	enum row_kind *kind = xrealloc(NULL, (runs->nrows ? runs->nrows : 1) * sizeof(*kind));
 
 	memset(s, 0, sizeof(*s));
 	if (pick_cols(runs, keys, 1, &s->keys, &kc, err) < 0 ||
@@ -171,10 +186,11 @@ int summarize_runs(struct summary *s, const struct table *runs, const struct str
 	for (size_t r = 0; r < runs->nrows; r++) {
 		rowpoint[r] = point_of(s, runs, r, kc);
 		struct point *p = &s->p[rowpoint[r]];
-		if (status >= 0 && strcmp(runs->rows[r][status], "ok") != 0) {
-			p->n_failed++;
+		kind[r] = kind_of(runs, r, status, disturbed);
+		p->n_failed += kind[r] == ROW_FAILED;
+		p->n_disturbed += kind[r] == ROW_DISTURBED;
+		if (kind[r] != ROW_OK)
 			continue;
-		}
 		p->n_ok++;
 		for (size_t c = 0; c < s->carry.n; c++)
 			carry_value(&p->carry[c], runs->rows[r][cc[c]]);
@@ -183,7 +199,7 @@ int summarize_runs(struct summary *s, const struct table *runs, const struct str
 		for (size_t c = 0; c < s->carry.n; c++)
 			if (!s->p[i].carry[c])
 				s->p[i].carry[c] = xstrdup("");
-	sum_metrics(s, runs, rowpoint, mc, status);
+	sum_metrics(s, runs, rowpoint, mc, kind);
 	if (s->npoints > 1)
 		qsort_r(s->p, s->npoints, sizeof(*s->p), cmp_points, &s->keys.n);
 	rc = 0;
@@ -191,6 +207,7 @@ out:
 	if (rc < 0)
 		summary_free(s);
 	free(rowpoint);
+	free(kind);
 	free(kc);
 	free(mc);
 	free(cc);
@@ -219,7 +236,7 @@ static int metric_cols(const struct table *t, const char *metric, int mc[3], str
 }
 
 static void point_from_row(struct point *p, const struct table *t, size_t r, const int *kc,
-			   size_t nkeys, const int nfc[2], const int mc[3])
+			   size_t nkeys, const int nfc[3], const int mc[3])
 {
 	char **row = t->rows[r];
 	memset(p, 0, sizeof(*p));
@@ -231,6 +248,7 @@ static void point_from_row(struct point *p, const struct table *t, size_t r, con
 	}
 	p->n_ok = count_of(row[nfc[0]]);
 	p->n_failed = nfc[1] >= 0 ? count_of(row[nfc[1]]) : 0;
+	p->n_disturbed = nfc[2] >= 0 ? count_of(row[nfc[2]]) : 0;
 	p->m = xrealloc(NULL, sizeof(*p->m));
 	p->m[0] = (struct metric_sum){ p->n_ok, csv_num(row[mc[0]]), csv_num(row[mc[1]]),
 				       csv_num(row[mc[2]]) };
@@ -246,7 +264,8 @@ static void point_from_row(struct point *p, const struct table *t, size_t r, con
 int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
 		      const char *metric, struct errbuf *err)
 {
-	int *kc = NULL, mc[3], nfc[2] = { table_col(t, "n"), table_col(t, "n_failed") }, rc = -1;
+	int *kc = NULL, mc[3], rc = -1;
+	int nfc[3] = { table_col(t, "n"), table_col(t, "n_failed"), table_col(t, "n_disturbed") };
 
 	memset(s, 0, sizeof(*s));
 	s->metrics = strlist_split(metric);
@@ -270,7 +289,7 @@ out:
 }
 
 int summarize_any(struct summary *s, const struct table *t, const struct strlist *keys,
-		  const char *metric, struct errbuf *err)
+		  const char *metric, unsigned flags, struct errbuf *err)
 {
 	char mean[256];
 	snprintf(mean, sizeof(mean), "%s_mean", metric);
@@ -281,7 +300,7 @@ int summarize_any(struct summary *s, const struct table *t, const struct strlist
 		return err_set(err, "%s: neither a '%s' nor a '%s' column", t->name, metric, mean);
 	}
 	struct strlist metrics = strlist_split(metric), none = { 0, NULL };
-	int rc = summarize_runs(s, t, keys, &metrics, &none, err);
+	int rc = summarize_runs(s, t, keys, &metrics, &none, flags, err);
 	strlist_free(&metrics);
 	return rc;
 }

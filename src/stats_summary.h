@@ -23,6 +23,7 @@ struct point {
 	char **key;             /* the key columns' values */
 	char **carry;           /* carried columns: the value all ok runs share, else "mixed" */
 	size_t n_ok, n_failed;
+	size_t n_disturbed;     /* ok runs left out: judged disturbed (runs.csv's "disturbed") */
 	struct metric_sum *m;   /* one per metric */
 	size_t *rank;           /* per key: first row with this value (the order of the sweep) */
 };
@@ -35,20 +36,25 @@ struct summary {
 
 /* The rows of runs grouped by the key columns, each metric summarized over
  * the rows whose "status" is "ok" (every row when there is no status
- * column; other rows count in n_failed). Points are ordered key by key:
+ * column; other rows count in n_failed) and that were not disturbed (their
+ * "disturbed" cell, where there is one: those count in n_disturbed). Points are ordered key by key:
  * numbers numerically, other values in the order they first appear.
  * A missing key column is an error; missing metric or carried columns are
  * left out of the summary. 0, or -1 with err set. */
+/* flags: SUMMARY_KEEP_DISTURBED counts disturbed ok runs as ok (a machine
+ * known to be shared, whose figures are wanted all the same). */
+enum { SUMMARY_KEEP_DISTURBED = 1 };
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
-		   const struct strlist *metrics, const struct strlist *carry, struct errbuf *err);
-/* A summary.csv read back (key columns, n, n_failed and metric's _mean,
- * _sd and _ci95), points in file order. The metric's n is n, but 1 where
+		   const struct strlist *metrics, const struct strlist *carry, unsigned flags,
+		   struct errbuf *err);
+/* A summary.csv read back (key columns, n, n_failed, n_disturbed where it
+ * has it, and metric's _mean, _sd and _ci95), points in file order. The metric's n is n, but 1 where
  * it has no _sd and 0 where it has no _mean: a figure some ok runs lack. */
 int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
 		      const char *metric, struct errbuf *err);
 /* Either of the two, whichever t is: a summary when it has "<metric>_mean". */
 int summarize_any(struct summary *s, const struct table *t, const struct strlist *keys,
-		  const char *metric, struct errbuf *err);
+		  const char *metric, unsigned flags, struct errbuf *err);
 void summary_free(struct summary *s);
 /* The point with these key values, or NULL. */
 const struct point *summary_find(const struct summary *s, char *const *key);

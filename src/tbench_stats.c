@@ -57,7 +57,9 @@ static void usage(FILE *f)
 		"       tbench-stats merge [--names H1,H2,..] A.json B.json ...\n"
 		"\n"
 		"summarize  one row per point (rows of RUNS.csv with equal key columns): n runs\n"
-		"           with status 'ok', n_failed, and for each metric column its mean, sample\n"
+		"           with status 'ok', n_failed, n_disturbed (ok runs left out: their\n"
+		"           'disturbed' column is not empty nor 'no', man tbench NOISE), and\n"
+		"           for each metric column its mean, sample\n"
 		"           standard deviation (_sd) and the half-width of the 95%% Student-t\n"
 		"           confidence interval of the mean (_ci95). Default metrics: every\n"
 		"           figure of runs.csv (tbench-stats row --figures) that the file has.\n"
@@ -103,6 +105,7 @@ static void usage(FILE *f)
 		"Defaults: --metric mb_per_sec; --keys " DEFAULT_KEYS_TEXT ".\n"
 		"A runs.csv or summary.csv older than the knob columns is read with its\n"
 		"read-back tso, gso, gro as tso_read, gso_read, gro_read.\n"
+		"TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok (n), not in n_disturbed.\n"
 		"Exit status: 0 success, 1 failure (output not written), 2 usage or input error.\n");
 }
 
@@ -156,7 +159,7 @@ static void print_summary(FILE *o, const struct summary *s)
 		fprintf(o, "%s%s", k ? "," : "", s->keys.v[k]);
 	for (size_t c = 0; c < s->carry.n; c++)
 		fprintf(o, ",%s", s->carry.v[c]);
-	fputs(",n,n_failed", o);
+	fputs(",n,n_failed,n_disturbed", o);
 	for (size_t m = 0; m < s->metrics.n; m++) {
 		const char *name = s->metrics.v[m];
 		fprintf(o, ",%s_mean,%s_sd,%s_ci95", name, name, name);
@@ -173,7 +176,7 @@ static void print_summary(FILE *o, const struct summary *s)
 			fputc(',', o);
 			csv_put_field(o, p->carry[c]);
 		}
-		fprintf(o, ",%zu,%zu", p->n_ok, p->n_failed);
+		fprintf(o, ",%zu,%zu,%zu", p->n_ok, p->n_failed, p->n_disturbed);
 		for (size_t m = 0; m < s->metrics.n; m++) {
 			fputc(',', o);
 			csv_put_num(o, p->m[m].mean);
@@ -184,6 +187,28 @@ static void print_summary(FILE *o, const struct summary *s)
 		}
 		fputc('\n', o);
 	}
+}
+
+/* $TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok in every summary. */
+static unsigned summary_flags(void)
+{
+	const char *keep = getenv("TBENCH_KEEP_DISTURBED");
+	return keep && strcmp(keep, "1") == 0 ? SUMMARY_KEEP_DISTURBED : 0;
+}
+
+/* Disturbed runs were left out of the summary: said, with how many. */
+static void note_disturbed(const struct summary *s, const char *file)
+{
+	size_t n = 0, points = 0;
+
+	for (size_t i = 0; i < s->npoints; i++) {
+		n += s->p[i].n_disturbed;
+		points += s->p[i].n_disturbed > 0;
+	}
+	if (n)
+		fprintf(stderr, "tbench-stats: note: %s: %zu disturbed run%s left out of %zu point%s "
+			"(column n_disturbed; why: runs.csv's disturbed, man tbench NOISE)\n", file, n,
+			n == 1 ? "" : "s", points, points == 1 ? "" : "s");
 }
 
 /* Every figure column of runs.csv, in its order. */
@@ -214,9 +239,10 @@ static void cmd_summarize(int argc, char **argv)
 	struct strlist ml = metrics ? strlist_split(metrics) : figure_columns();
 	read_table(&t, file[0]);
 	struct strlist kl = keys_of(keys, &t), cl = row_carried(&t, &kl);
-	if (summarize_runs(&s, &t, &kl, &ml, &cl, &err) < 0)
+	if (summarize_runs(&s, &t, &kl, &ml, &cl, summary_flags(), &err) < 0)
 		die(EXIT_USAGE, "%s", err.msg);
 	print_summary(stdout, &s);
+	note_disturbed(&s, file[0]);
 	summary_free(&s);
 	table_free(&t);
 	strlist_free(&kl);
@@ -246,8 +272,9 @@ static void load_results(const char *arg, struct table *t)
 static void summary_of(struct table *t, const struct strlist *keys, const char *metric, struct summary *s)
 {
 	struct errbuf err;
-	if (summarize_any(s, t, keys, metric, &err) < 0)
+	if (summarize_any(s, t, keys, metric, summary_flags(), &err) < 0)
 		die(EXIT_USAGE, "%s (figures: tbench-stats row --figures)", err.msg);
+	note_disturbed(s, t->name);
 	table_free(t);
 }
 

@@ -30,7 +30,7 @@ summarize() {
 	expect_exit 0 "summarize A" "$STATS" summarize "$A"
 	local s="$TL_TMP/out"
 	cp "$s" "$TL_TMP/sum_a.csv"
-	check "summary header" grep -q '^backend,clients,offload,n,n_failed,mb_per_sec_mean,mb_per_sec_sd,mb_per_sec_ci95,ops_per_sec_mean' "$s"
+	check "summary header" grep -q '^backend,clients,offload,n,n_failed,n_disturbed,mb_per_sec_mean,mb_per_sec_sd,mb_per_sec_ci95,ops_per_sec_mean' "$s"
 	check_near "pipe 1 n" "$(field "$s" pipe,1,n/a n)" 3 0
 	check_near "pipe 1 mean" "$(field "$s" pipe,1,n/a mb_per_sec_mean)" 100 1e-9
 	check_near "pipe 1 sd" "$(field "$s" pipe,1,n/a mb_per_sec_sd)" 2 1e-9

@@ -390,7 +390,7 @@ static void summaries(void)
 	struct strlist carry = strlist_split("tso,gro");
 
 	CHECK(parse_table(&t, runs_csv) == 0);
-	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, &err) == 0);
+	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, 0, &err) == 0);
 	CHECK_EQ_U(s.npoints, 3);
 	CHECK_EQ_U(s.metrics.n, 2);               /* nosuch left out */
 	CHECK_EQ_U(s.carry.n, 1);                 /* gro left out */
@@ -409,7 +409,7 @@ static void summaries(void)
 
 	/* cost: 1e6/520 - 1e6/100000 us at 2 clients; none at 16 (no nop) */
 	struct summary ops;
-	CHECK(summarize_any(&ops, &t, &keys, "ops_per_sec", &err) == 0);
+	CHECK(summarize_any(&ops, &t, &keys, "ops_per_sec", 0, &err) == 0);
 	struct cost_row *cost;
 	size_t n = cost_rows(&cost, &ops, "nop");
 	CHECK_EQ_U(n, 1);
@@ -421,7 +421,7 @@ static void summaries(void)
 	summary_free(&ops);
 
 	struct strlist bad = strlist_split("backend,nosuch");
-	CHECK(summarize_runs(&ops, &t, &bad, &metrics, &carry, &err) < 0);
+	CHECK(summarize_runs(&ops, &t, &bad, &metrics, &carry, 0, &err) < 0);
 	CHECK_STR(err.msg, "t.csv: no column 'nosuch'");
 	strlist_free(&bad);
 	summary_free(&s);
@@ -429,6 +429,41 @@ static void summaries(void)
 	strlist_free(&keys);
 	strlist_free(&metrics);
 	strlist_free(&carry);
+}
+
+/* An ok run judged disturbed is left out of its point, counted apart; an
+ * empty cell (not known) or "no" is not disturbed. */
+static void disturbed_runs(void)
+{
+	static const char csv[] =
+		"backend,clients,status,disturbed,mb_per_sec\n"
+		"pipe,1,ok,no,100\n"
+		"pipe,1,ok,other_cpu+stall,7\n"
+		"pipe,1,ok,,102\n"
+		"pipe,1,failed,,\n";
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients"), metrics = strlist_split("mb_per_sec");
+	struct strlist carry = { 0, NULL };
+
+	CHECK(row_disturbed("stall") && !row_disturbed("no") && !row_disturbed(""));
+	CHECK(parse_table(&t, csv) == 0);
+	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, 0, &err) == 0);
+	CHECK_EQ_U(s.npoints, 1);
+	CHECK_EQ_U(s.p[0].n_ok, 2);
+	CHECK_EQ_U(s.p[0].n_failed, 1);
+	CHECK_EQ_U(s.p[0].n_disturbed, 1);
+	CHECK_NEAR(s.p[0].m[0].mean, 101, 1e-12);
+	summary_free(&s);
+	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, SUMMARY_KEEP_DISTURBED, &err) == 0);
+	CHECK_EQ_U(s.p[0].n_ok, 3);
+	CHECK_EQ_U(s.p[0].n_disturbed, 0);
+	CHECK_NEAR(s.p[0].m[0].mean, 209.0 / 3, 1e-12);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
+	strlist_free(&metrics);
 }
 
 static void comparisons(void)
@@ -444,8 +479,8 @@ static void comparisons(void)
 			  "tcp,1,5\n") == 0);
 	CHECK(parse_table(&tb, "backend,clients,n,mb_per_sec_mean,mb_per_sec_sd,mb_per_sec_ci95\n"
 			  "udp,1,2,7,1,9\npipe,1,3,110,2,4.97\n") == 0);
-	CHECK(summarize_any(&a, &ta, &keys, "mb_per_sec", &err) == 0);
-	CHECK(summarize_any(&b, &tb, &keys, "mb_per_sec", &err) == 0);
+	CHECK(summarize_any(&a, &ta, &keys, "mb_per_sec", 0, &err) == 0);
+	CHECK(summarize_any(&b, &tb, &keys, "mb_per_sec", 0, &err) == 0);
 	compare_summaries(&c, &a, &b, 0.05);
 	CHECK_EQ_U(c.nrows, 3);
 	CHECK(c.rows[0].a == &a.p[0] && c.rows[0].b == &b.p[1]);
@@ -459,14 +494,14 @@ static void comparisons(void)
 	CHECK_EQ_U(c.nup, 1);
 	comparison_free(&c);
 	summary_free(&b);
-	CHECK(summarize_any(&b, &tb, &keys, "ops_per_sec", &err) < 0);
+	CHECK(summarize_any(&b, &tb, &keys, "ops_per_sec", 0, &err) < 0);
 	CHECK_STR(err.msg, "t.csv: neither a 'ops_per_sec' nor a 'ops_per_sec_mean' column");
 	table_free(&tb);
 
 	/* A figure that some of a point's ok runs lack: fewer values than n. */
 	CHECK(parse_table(&tb, "backend,clients,n,mb_per_sec_mean,mb_per_sec_sd,mb_per_sec_ci95\n"
 			  "tcp,1,3,50,,\nnop,1,2,,,\npipe,1,3,9,1,2.5\n") == 0);
-	CHECK(summarize_any(&b, &tb, &keys, "mb_per_sec", &err) == 0);
+	CHECK(summarize_any(&b, &tb, &keys, "mb_per_sec", 0, &err) == 0);
 	CHECK_EQ_U(b.p[0].m[0].n, 1);
 	CHECK_EQ_U(b.p[1].m[0].n, 0);
 	CHECK_EQ_U(b.p[2].m[0].n, 3);
@@ -513,7 +548,7 @@ static void knob_points(void)
 	CHECK_STR(keys.v[5], "placement");
 	CHECK_EQ_U(carry.n, 1);
 	CHECK_STR(carry.v[0], "tso_read");
-	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, &err) == 0);
+	CHECK(summarize_runs(&s, &t, &keys, &metrics, &carry, 0, &err) == 0);
 	CHECK_EQ_U(s.npoints, 7);               /* 4 of tcp, one of pipe, two of nop */
 	/* numbers numerically, other values in the order they first appear */
 	CHECK_STR(s.p[0].key[4], "1500");
@@ -528,7 +563,7 @@ static void knob_points(void)
 	/* cost: the nop point sharing the most dimensions (placement split) */
 	struct cost_row *cost;
 	struct summary ops;
-	CHECK(summarize_any(&ops, &t, &keys, "ops_per_sec", &err) == 0);
+	CHECK(summarize_any(&ops, &t, &keys, "ops_per_sec", 0, &err) == 0);
 	size_t n = cost_rows(&cost, &ops, "nop");
 	CHECK_EQ_U(n, 5);
 	for (size_t i = 0; i < n; i++)
@@ -582,8 +617,8 @@ static void compare_tables(struct compared *x, const char *a_csv, const char *b_
 	struct errbuf err;
 	CHECK(parse_table(&x->ta, a_csv) == 0 && parse_table(&x->tb, b_csv) == 0);
 	x->keys = keys ? strlist_split(keys) : comparison_keys(&x->ta, &x->tb);
-	CHECK(summarize_any(&x->a, &x->ta, &x->keys, "mb_per_sec", &err) == 0);
-	CHECK(summarize_any(&x->b, &x->tb, &x->keys, "mb_per_sec", &err) == 0);
+	CHECK(summarize_any(&x->a, &x->ta, &x->keys, "mb_per_sec", 0, &err) == 0);
+	CHECK(summarize_any(&x->b, &x->tb, &x->keys, "mb_per_sec", 0, &err) == 0);
 	x->why = comparison_mismatch(&x->a, &x->b);
 	compare_summaries(&x->c, &x->a, &x->b, 0.05);
 }
@@ -647,7 +682,7 @@ static void layers(void)
 	struct layer_row *r;
 
 	CHECK(table_read(&t, TBENCH_SRCDIR "/tests/data/layers.csv", &err) == 0);
-	CHECK(summarize_any(&s, &t, &keys, "cost_cpu_us", &err) == 0);
+	CHECK(summarize_any(&s, &t, &keys, "cost_cpu_us", 0, &err) == 0);
 	size_t n = decompose(&r, &s, &levels);
 	CHECK_EQ_U(n, 8);
 	if (n == 8) {
@@ -741,6 +776,7 @@ int main(void)
 	json_hostile();
 	rows();
 	summaries();
+	disturbed_runs();
 	layers();
 	comparisons();
 	knob_points();

@@ -72,6 +72,31 @@ tl_wait_port() {
 	return 1
 }
 
+# tl_stopped_server_run SECS OUT TBENCH-ARGS...: a tcp run of "$TBENCH"
+# against a tbench_srv of its own, which is stopped (with the process of
+# each connection) for SECS once the execute phase began. tbench's stdout
+# goes to OUT, its stderr to OUT.err; prints tbench's exit status.
+tl_stopped_server_run() {
+	local secs="$1" out="$2" port srv pid rc=0
+	shift 2
+	# A port the kernel picks: a fixed one can be a client's in TIME_WAIT.
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$out.srv" 2>&1 &
+	srv=$!
+	port="$(tl_server_port "$out.srv")" || true
+	"$TBENCH" -b tcp "$@" 127.0.0.1 --port "$port" >"$out" 2>"$out.err" &
+	pid=$!
+	tl_wait_for " execute " "$out" || true
+	# shellcheck disable=SC2046  # one PID a word
+	kill -STOP "$srv" $(pgrep -P "$srv") 2>/dev/null || true
+	sleep "$secs"
+	# shellcheck disable=SC2046
+	kill -CONT "$srv" $(pgrep -P "$srv") 2>/dev/null || true
+	wait "$pid" || rc=$?
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	echo "$rc"
+}
+
 tl_done() {
 	echo "$TL_COUNT checks, $TL_FAILED failed"
 	[ "$TL_FAILED" -eq 0 ]
