@@ -118,9 +118,8 @@ sweep_run() {
 		not_ok "blocks: $(cols "$runs" rep,clients | uniq -c | paste -sd' ')"
 	check "meta.json: the order and its seed" jq -e '(.sweep.order_seed | type) == "number" and (.sweep.order | length) > 0' \
 		"$out/meta.json"
-	# the layer between the two backends: its runs pair up by rep
-	expect_exit 0 "decompose of runs.csv" "$STATS" decompose --figure cost_cpu_us --levels "$BACKENDS" \
-		--keys backend,clients "$runs"
+	# the layer between the two backends (the second at offload on): one run a rep each, so they pair up
+	expect_exit 0 "decompose of runs.csv" "$STATS" decompose --figure cost_cpu_us --levels "$BACKENDS:on" "$runs"
 	[ "$(cut -d, -f14,15 "$TL_TMP/out" | grep -c '^paired,2$')" -eq 2 ] && ok "decompose: paired, 2 pairs at each client count" ||
 		not_ok "decompose method: $(cat "$TL_TMP/out")"
 	# read-back offloads: on rows say on, off rows say off, inside the namespace
