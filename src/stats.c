@@ -152,6 +152,12 @@ double stats_ci_half(double sd, size_t n, double conf)
 	return stats_t_quantile((1 + conf) / 2, (double)(n - 1)) * sd / sqrt((double)n);
 }
 
+/* Two-sided p-value of t with df degrees of freedom. */
+static double t_two_sided_p(double t, double df)
+{
+	return stats_betainc(df / (df + t * t), df / 2, 0.5);
+}
+
 struct welch stats_welch(double mean_a, double sd_a, size_t n_a,
 			 double mean_b, double sd_b, size_t n_b)
 {
@@ -170,8 +176,59 @@ struct welch stats_welch(double mean_a, double sd_a, size_t n_a,
 	}
 	w.t = (mean_b - mean_a) / sqrt(se2);
 	w.df = se2 * se2 / (va * va / (double)(n_a - 1) + vb * vb / (double)(n_b - 1));
-	w.p = stats_betainc(w.df / (w.df + w.t * w.t), w.df / 2, 0.5);
+	w.p = t_two_sided_p(w.t, w.df);
 	return w;
+}
+
+double stats_mde(double se, double df, double conf, double power)
+{
+	if (!(se >= 0) || !(df > 0))
+		return NAN;
+	return (stats_t_quantile((1 + conf) / 2, df) + stats_t_quantile(power, df)) * se;
+}
+
+/* The interval, MDE, t and p of d once its mean, se and df are known. */
+static void diff_finish(struct diff_est *d, double conf)
+{
+	d->valid = 1;
+	d->ci = d->se > 0 ? stats_t_quantile((1 + conf) / 2, d->df) * d->se : 0;
+	d->mde = stats_mde(d->se, d->df, conf, STATS_MDE_POWER);
+	if (d->se > 0) {
+		d->t = d->mean / d->se;
+		d->p = t_two_sided_p(d->t, d->df);
+	} else {
+		d->t = d->mean == 0 ? 0 : copysign(INFINITY, d->mean);
+		d->p = d->mean == 0 ? 1 : 0;
+	}
+}
+
+static const struct diff_est diff_none = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0 };
+
+struct diff_est stats_diff_paired(const double *d, size_t n, double conf)
+{
+	struct diff_est e = diff_none;
+	if (n < 2)
+		return e;
+	e.pairs = n;
+	e.mean = stats_mean_of(d, n);
+	e.se = stats_sd_of(d, n) / sqrt((double)n);
+	e.df = (double)(n - 1);
+	diff_finish(&e, conf);
+	return e;
+}
+
+struct diff_est stats_diff_welch(double mean_a, double sd_a, size_t n_a,
+				 double mean_b, double sd_b, size_t n_b, double conf)
+{
+	struct diff_est e = diff_none;
+	struct welch w = stats_welch(mean_a, sd_a, n_a, mean_b, sd_b, n_b);
+	if (!w.valid)
+		return e;
+	e.mean = mean_b - mean_a;
+	e.se = sqrt(sd_a * sd_a / (double)n_a + sd_b * sd_b / (double)n_b);
+	e.df = w.df;
+	diff_finish(&e, conf);
+	return e;
 }
 
 double stats_geomean(const double *x, size_t n)

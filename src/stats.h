@@ -46,6 +46,35 @@ struct welch {
 struct welch stats_welch(double mean_a, double sd_a, size_t n_a,
 			 double mean_b, double sd_b, size_t n_b);
 
+/* The estimate of a difference of means, b - a, and what its noise allows:
+ * the half-width of its interval and the minimum detectable effect. */
+struct diff_est {
+	double mean;    /* b - a (paired: the mean of the per-pair differences) */
+	double se, df;  /* its standard error and degrees of freedom */
+	double ci;      /* half-width of the two-sided interval at the level asked */
+	double mde;     /* minimum detectable effect: see stats_mde */
+	double t, p;    /* the t statistic and its two-sided p-value */
+	size_t pairs;   /* paired: how many pairs; else 0 */
+	int valid;      /* 0 when there is too little data for an interval */
+};
+
+/* The power that the minimum detectable effect is the effect for. */
+#define STATS_MDE_POWER 0.80
+
+/* The smallest true difference that a two-sided test at level conf would
+ * detect with probability power, given the standard error se of the
+ * difference and its df:  (t_{(1+conf)/2, df} + t_{power, df}) * se.
+ * (Normal approximation of the noncentral t, the usual sample-size formula.) */
+double stats_mde(double se, double df, double conf, double power);
+
+/* Paired: d[0..n-1] the per-pair differences b_i - a_i; se = sd(d)/sqrt(n),
+ * df = n - 1: a Student-t interval of the mean difference. n < 2: not valid. */
+struct diff_est stats_diff_paired(const double *d, size_t n, double conf);
+/* Unpaired: Welch's standard error sqrt(sd_a^2/n_a + sd_b^2/n_b) and the
+ * Welch-Satterthwaite df, as stats_welch; either n < 2: not valid. */
+struct diff_est stats_diff_welch(double mean_a, double sd_a, size_t n_a,
+				 double mean_b, double sd_b, size_t n_b, double conf);
+
 /* Geometric mean of x[0..n-1] (all > 0); NaN if n == 0 or any x <= 0. */
 double stats_geomean(const double *x, size_t n);
 

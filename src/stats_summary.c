@@ -16,6 +16,8 @@ void summary_free(struct summary *s)
 		strv_free(p->carry, s->carry.n);
 		free(p->m);
 		free(p->rank);
+		strv_free(p->reps.rep, p->reps.n);
+		free(p->reps.v);
 	}
 	free(s->p);
 	strlist_free(&s->keys);
@@ -168,6 +170,26 @@ static void sum_metrics(struct summary *s, const struct table *t, const size_t *
 	free(acc);
 }
 
+/* The first metric of every run the means count, with its rep, into its
+ * point's reps. */
+static void collect_reps(struct summary *s, const struct table *t, const size_t *rowpoint,
+			 int metric, const enum row_kind *kind)
+{
+	int rep = table_col(t, "rep");
+	if (rep < 0 || metric < 0)
+		return;
+	for (size_t r = 0; r < t->nrows; r++) {
+		double v = csv_num(t->rows[r][metric]);
+		if (kind[r] != ROW_OK || isnan(v))
+			continue;
+		struct rep_values *rv = &s->p[rowpoint[r]].reps;
+		rv->rep = xrealloc(rv->rep, (rv->n + 1) * sizeof(char *));
+		rv->v = xrealloc(rv->v, (rv->n + 1) * sizeof(double));
+		rv->rep[rv->n] = xstrdup(t->rows[r][rep]);
+		rv->v[rv->n++] = v;
+	}
+}
+
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
 		   const struct strlist *metrics, const struct strlist *carry, unsigned flags,
 		   struct errbuf *err)
@@ -200,6 +222,7 @@ int summarize_runs(struct summary *s, const struct table *runs, const struct str
 			if (!s->p[i].carry[c])
 				s->p[i].carry[c] = xstrdup("");
 	sum_metrics(s, runs, rowpoint, mc, kind);
+	collect_reps(s, runs, rowpoint, s->metrics.n ? mc[0] : -1, kind);
 	if (s->npoints > 1)
 		qsort_r(s->p, s->npoints, sizeof(*s->p), cmp_points, &s->keys.n);
 	rc = 0;
@@ -305,10 +328,53 @@ int summarize_any(struct summary *s, const struct table *t, const struct strlist
 	return rc;
 }
 
+/* ---- differences of two points ---------------------------------------------------- */
+
+static size_t rep_index(const struct rep_values *rv, const char *rep)
+{
+	size_t i = 0;
+	while (i < rv->n && strcmp(rv->rep[i], rep) != 0)
+		i++;
+	return i;
+}
+
+/* b - a run by run into d when the runs pair up by rep (the same reps, each
+ * once on each side; a's distinct and all in b of the same size is that);
+ * else 0. */
+static size_t rep_differences(const struct rep_values *a, const struct rep_values *b, double *d)
+{
+	if (a->n < 2 || a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		size_t j = rep_index(b, a->rep[i]);
+		if (j == b->n || rep_index(a, a->rep[i]) != i)
+			return 0;
+		d[i] = b->v[j] - a->v[i];
+	}
+	return a->n;
+}
+
+struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep)
+{
+	const struct metric_sum *ma = &a->m[0], *mb = &b->m[0];
+	double *d = xrealloc(NULL, (a->reps.n ? a->reps.n : 1) * sizeof(double));
+	size_t pairs = by_rep ? rep_differences(&a->reps, &b->reps, d) : 0;
+	struct diff_est e = pairs ? stats_diff_paired(d, pairs, SUMMARY_CONF) :
+		stats_diff_welch(ma->mean, isnan(ma->sd) ? 0 : ma->sd, ma->n,
+				 mb->mean, isnan(mb->sd) ? 0 : mb->sd, mb->n, SUMMARY_CONF);
+	free(d);
+	return e;
+}
+
+const char *diff_method(const struct diff_est *d)
+{
+	return d->pairs ? "paired" : "unpaired";
+}
+
 /* ---- comparison ------------------------------------------------------------------ */
 
 static void compare_point(struct comparison *c, struct comparison_row *row, double alpha,
-			  double *ratio)
+			  int by_rep, double *ratio)
 {
 	const struct metric_sum *ma = &row->a->m[0], *mb = &row->b->m[0];
 	c->ncommon++;
@@ -316,8 +382,15 @@ static void compare_point(struct comparison *c, struct comparison_row *row, doub
 		row->change_pct = 100 * (mb->mean / ma->mean - 1);
 		ratio[c->nratio++] = mb->mean / ma->mean;
 	}
-	row->w = stats_welch(ma->mean, isnan(ma->sd) ? 0 : ma->sd, ma->n,
-			     mb->mean, isnan(mb->sd) ? 0 : mb->sd, mb->n);
+	row->d = point_difference(row->a, row->b, by_rep);
+	row->w = (struct welch){ row->d.t, row->d.df, row->d.p, row->d.valid };
+	/* A's mean as the yardstick: its own noise is in d's interval already;
+	 * that of the ratio's denominator adds a term of second order. */
+	if (ma->mean > 0) {
+		row->change_lo_pct = 100 * (row->d.mean - row->d.ci) / ma->mean;
+		row->change_hi_pct = 100 * (row->d.mean + row->d.ci) / ma->mean;
+		row->mde_pct = 100 * row->d.mde / ma->mean;
+	}
 	row->verdict = "n/a";
 	if (!row->w.valid)
 		return;
@@ -332,7 +405,7 @@ static void compare_point(struct comparison *c, struct comparison_row *row, doub
 }
 
 void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
-		       double alpha)
+		       double alpha, int by_rep)
 {
 	size_t cap = a->npoints + b->npoints + 1;
 	double *ratio = xrealloc(NULL, cap * sizeof(double));
@@ -346,10 +419,14 @@ void compare_summaries(struct comparison *c, const struct summary *a, const stru
 		if (!in_a && other)
 			continue;       /* compared already, from A's side */
 		struct comparison_row *row = &c->rows[c->nrows++];
-		*row = (struct comparison_row){ in_a ? p : NULL, in_a ? other : p, NAN,
-						{ NAN, NAN, NAN, 0 }, in_a ? "only in A" : "only in B" };
+		*row = (struct comparison_row){ .a = in_a ? p : NULL, .b = in_a ? other : p,
+						.change_pct = NAN, .change_lo_pct = NAN,
+						.change_hi_pct = NAN, .mde_pct = NAN,
+						.d = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0 },
+						.w = { NAN, NAN, NAN, 0 },
+						.verdict = in_a ? "only in A" : "only in B" };
 		if (row->a && row->b)
-			compare_point(c, row, alpha, ratio);
+			compare_point(c, row, alpha, by_rep, ratio);
 	}
 	c->geomean = stats_geomean(ratio, c->nratio);
 	free(ratio);
@@ -618,9 +695,10 @@ static void name_layer(struct layer_row *r)
 	snprintf(r->label, len, "%s%s%s", r->minuend, *r->subtrahend ? " − " : "", r->subtrahend);
 }
 
-/* The difference of two points' means with the interval of Welch's
- * standard error (Welch-Satterthwaite df); a lone first level has its own
- * Student-t interval. */
+/* The difference of two points' means with its interval: paired by rep
+ * where the runs pair up (both levels ran in every repetition), else
+ * Welch's (point_difference); a lone first level has its own Student-t
+ * interval. */
 static void layer_stats(struct layer_row *r)
 {
 	const struct metric_sum *a = &r->a->m[0];
@@ -628,21 +706,18 @@ static void layer_stats(struct layer_row *r)
 		r->mean = a->mean;
 		r->ci = a->ci;
 		r->df = a->n > 1 ? (double)(a->n - 1) : NAN;
+		r->d = (struct diff_est){ a->mean, NAN, r->df, a->ci, NAN, NAN, NAN, 0, a->n > 1 };
 		r->bottom = 0;
 		r->top = a->mean;
 		return;
 	}
 	const struct metric_sum *b = &r->b->m[0];
-	r->mean = a->mean - b->mean;
+	r->d = point_difference(r->b, r->a, 1);
+	r->mean = a->mean - b->mean;    /* paired or not: every run pairs, so the same */
 	r->bottom = b->mean;
 	r->top = a->mean;
-	r->ci = r->df = NAN;
-	struct welch w = stats_welch(b->mean, b->sd, b->n, a->mean, a->sd, a->n);
-	if (!w.valid)
-		return;
-	double se = sqrt(a->sd * a->sd / (double)a->n + b->sd * b->sd / (double)b->n);
-	r->df = w.df;
-	r->ci = se > 0 ? stats_t_quantile(0.5 + SUMMARY_CONF / 2, w.df) * se : 0;
+	r->ci = r->d.ci;
+	r->df = r->d.df;
 }
 
 size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels)
@@ -687,4 +762,57 @@ void layer_rows_free(struct layer_row *rows, size_t n)
 		free(rows[i].label);
 	}
 	free(rows);
+}
+
+/* ---- verdict ------------------------------------------------------------------------ */
+
+int verdict_rule_parse(struct verdict_rule *r, const char *text, struct errbuf *err)
+{
+	size_t flen = strcspn(text, "<>");
+	char *end;
+	memset(r, 0, sizeof(*r));
+	if (flen == 0 || !text[flen])
+		return err_set(err, "'%s': want FIGURE<THRESHOLD or FIGURE>THRESHOLD, e.g. 'mb_per_sec<-3%%'",
+			       text);
+	r->below = text[flen] == '<';
+	r->threshold = strtod(text + flen + 1, &end);
+	r->relative = *end == '%';
+	if (end == text + flen + 1 || *(end + r->relative) || !isfinite(r->threshold))
+		return err_set(err, "'%s': the threshold '%s' is not a number (or a percentage: -3%%)",
+			       text, text + flen + 1);
+	r->figure = xrealloc(NULL, flen + 1);
+	memcpy(r->figure, text, flen);
+	r->figure[flen] = '\0';
+	return 0;
+}
+
+void verdict_rule_free(struct verdict_rule *r)
+{
+	free(r->figure);
+	memset(r, 0, sizeof(*r));
+}
+
+enum verdict verdict_of(const struct comparison_row *row, const struct verdict_rule *r,
+			double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (!row->a || !row->b || !row->d.valid)
+		return VERDICT_UNSURE;
+	if (r->relative) {
+		*lo = row->change_lo_pct;
+		*hi = row->change_hi_pct;
+	} else {
+		*lo = row->d.mean - row->d.ci;
+		*hi = row->d.mean + row->d.ci;
+	}
+	if (!isfinite(*lo) || !isfinite(*hi))
+		return VERDICT_UNSURE;
+	/* '<': beyond is below the threshold; '>': above it. */
+	double beyond_lo = r->below ? -*hi : *lo, beyond_hi = r->below ? -*lo : *hi;
+	double t = r->below ? -r->threshold : r->threshold;
+	if (beyond_lo > t)
+		return VERDICT_BAD;
+	if (beyond_hi < t)
+		return VERDICT_GOOD;
+	return VERDICT_UNSURE;
 }

@@ -19,6 +19,15 @@ struct metric_sum {
 	double mean, sd, ci;    /* sd, ci (half-width of the interval): NaN when n < 2 */
 };
 
+/* The first metric's value of each ok run with its repetition (runs.csv's
+ * "rep"), so that two points can be differenced run by run; empty when the
+ * input has no rep column or is a summary. */
+struct rep_values {
+	size_t n;
+	char **rep;
+	double *v;
+};
+
 struct point {
 	char **key;             /* the key columns' values */
 	char **carry;           /* carried columns: the value all ok runs share, else "mixed" */
@@ -26,6 +35,7 @@ struct point {
 	size_t n_disturbed;     /* ok runs left out: judged disturbed (runs.csv's "disturbed") */
 	struct metric_sum *m;   /* one per metric */
 	size_t *rank;           /* per key: first row with this value (the order of the sweep) */
+	struct rep_values reps;
 };
 
 struct summary {
@@ -59,10 +69,20 @@ void summary_free(struct summary *s);
 /* The point with these key values, or NULL. */
 const struct point *summary_find(const struct summary *s, char *const *key);
 
+/* The first metric of point b minus that of point a. Paired (the
+ * Student-t interval of the mean of the per-run differences, n - 1 df)
+ * when by_rep is set and their ok runs pair up by rep: the same reps on
+ * both sides, each once, at least 2; else unpaired (Welch). */
+struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep);
+/* "paired" or "unpaired", for the method columns. */
+const char *diff_method(const struct diff_est *d);
+
 struct comparison_row {
 	const struct point *a, *b;      /* one may be NULL: the point is only in the other */
 	double change_pct;              /* 100 (mean_b / mean_a - 1); NaN unless both > 0 */
-	struct welch w;
+	struct diff_est d;              /* mean_b - mean_a, its interval and MDE */
+	double change_lo_pct, change_hi_pct, mde_pct;   /* d's interval and MDE against mean_a */
+	struct welch w;                 /* t, df, p: d's (Welch's, or the paired test's) */
 	const char *verdict;            /* "yes", "no", "n/a", "only in A", "only in B" */
 };
 
@@ -85,8 +105,10 @@ struct strlist comparison_keys(struct table *a, struct table *b);
  * values differ, "mtu (A: 1500; B: 9000); model (A: ...; B: ...)";
  * else NULL. Free it. */
 char *comparison_mismatch(const struct summary *a, const struct summary *b);
+/* by_rep: pair the runs of A and B by rep (point_difference) where they
+ * can be; only when A and B ran interleaved, repetition by repetition. */
 void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
-		       double alpha);
+		       double alpha, int by_rep);
 void comparison_free(struct comparison *c);
 
 struct cost_row {
@@ -110,8 +132,9 @@ struct layer_row {
 	char *name, *label;             /* "socket", "socket layer (unix − pipe)" */
 	const struct point *a, *b;      /* their points; b NULL for the first */
 	double mean;                    /* mean(a) - mean(b) */
-	double ci, df;                  /* half-width of its 95% interval from Welch's
-	                                 * standard error, and its degrees of freedom */
+	struct diff_est d;              /* its interval: paired by rep where the runs
+	                                 * pair up, else Welch's (point_difference) */
+	double ci, df;                  /* d's half-width of the 95% interval and df */
 	double bottom, top;             /* mean(b) (0 for the first) and mean(a): the stack */
 };
 
@@ -126,5 +149,27 @@ struct layer_row {
  * layer_rows_free). */
 size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels);
 void layer_rows_free(struct layer_row *rows, size_t n);
+
+/* A verdict for bisection, "FIGURE<THRESHOLD[%]" or "FIGURE>THRESHOLD[%]":
+ * '<' is bad when B - A lies below the threshold (a drop bigger than it),
+ * '>' when above; with '%' the threshold is a change in percent of A. */
+struct verdict_rule {
+	char *figure;
+	int below;              /* 1 for '<', 0 for '>' */
+	double threshold;
+	int relative;           /* the threshold in percent of A's mean */
+};
+
+enum verdict { VERDICT_GOOD, VERDICT_BAD, VERDICT_UNSURE };
+
+/* 0, or -1 with err saying what is wrong with text. Free with verdict_rule_free. */
+int verdict_rule_parse(struct verdict_rule *r, const char *text, struct errbuf *err);
+void verdict_rule_free(struct verdict_rule *r);
+/* A compared point against the rule, from the 95% interval of its change
+ * (*lo, *hi: in percent when the rule is relative): bad when the interval
+ * lies wholly beyond the threshold, good when wholly on the near side of
+ * it, else unsure (the interval straddles it, or there is none). */
+enum verdict verdict_of(const struct comparison_row *row, const struct verdict_rule *r,
+			double *lo, double *hi);
 
 #endif

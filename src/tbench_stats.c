@@ -28,6 +28,8 @@
 #define DEFAULT_LEVELS "nop,pipe,unix,tcp:off,tcp:on"
 
 static const char prog[] = "tbench-stats";
+/* git bisect run's "cannot test this revision": a verdict the noise leaves open. */
+enum { EXIT_CANNOT_TELL = 125 };
 
 __attribute__((format(printf, 2, 3), noreturn))
 static void die(int code, const char *fmt, ...)
@@ -45,7 +47,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: tbench-stats summarize [--keys K,..] [--metrics M,..] RUNS.csv\n"
-		"       tbench-stats compare [--metric M] [--keys K,..] [--alpha A] [--csv] A B\n"
+		"       tbench-stats compare [--metric M] [--keys K,..] [--alpha A] [--paired]\n"
+		"                        [--csv | --verdict 'FIGURE<THRESHOLD[%%]'] A B\n"
 		"       tbench-stats cost [--baseline NAME] [--keys K,..] SUMMARY.csv|RUNS.csv|DIR\n"
 		"       tbench-stats decompose [--figure F] [--levels L,..] [--keys K,..]\n"
 		"                        SUMMARY.csv|RUNS.csv|DIR\n"
@@ -70,9 +73,21 @@ static void usage(FILE *f)
 		"           is read from, e.g. cost.per_operation.segments_out):\n"
 		"           means, %% change B vs A, Welch's two-sided t-test (Welch-Satterthwaite\n"
 		"           degrees of freedom), 'yes' when p < alpha (default 0.05, i.e. 95%%),\n"
-		"           and the geometric mean of B/A over the common points. Points match\n"
-		"           on every key; by default also on a knob column only one side has\n"
-		"           (the other did not vary it: '-'), on model only when both have it.\n"
+		"           the 95%% interval of B - A (diff, diff_ci95; in %% of A: change_lo_pct,\n"
+		"           change_hi_pct) and the minimum detectable effect (mde, mde_pct: the\n"
+		"           least change this test would detect at 95%% confidence with 80%% power,\n"
+		"           (t(0.975, df) + t(0.80, df)) x standard error of B - A),\n"
+		"           and the geometric mean of B/A over the common points. --paired: A\n"
+		"           and B ran interleaved, so runs of equal rep pair up; a point's interval\n"
+		"           and test are then those of the per-rep differences (method paired,\n"
+		"           pairs n) where the reps match, each once, else Welch's (unpaired).\n"
+		"           --verdict: for git bisect run: 'mb_per_sec<-3%%' is bad (exit 1)\n"
+		"           when a point's interval of the change lies wholly below -3%%, good\n"
+		"           (exit 0) when every point's lies wholly above, else exit 125; '>'\n"
+		"           for a rise; without %% in the figure's units. A line per point.\n"
+		"           Points match on every key; by default also on a knob column only\n"
+		"           one side has (the other did not vary it: '-'), on model only when\n"
+		"           both have it.\n"
 		"           No point in common: exit 2, naming the keys whose values differ.\n"
 		"cost       transport cost per operation: 1e6/ops_per_sec(backend) minus\n"
 		"           1e6/ops_per_sec(NAME, default nop) at the same client count (the\n"
@@ -84,8 +99,11 @@ static void usage(FILE *f)
 		"           e.g. tcp:mtu=1500:offload=off; the first point that has it)\n"
 		"           minus the level below it, as a difference of means of the figure\n"
 		"           (default cost_cpu_us; also wall_us_per_op, cost_task_clock_us...)\n"
-		"           with the 95%% interval of Welch's standard error (Welch-Satterthwaite\n"
-		"           degrees of freedom); bottom and top place it in the stack.\n"
+		"           with its 95%% interval: from the per-rep differences (Student-t, n-1\n"
+		"           df; method paired, pairs n) when a RUNS.csv's runs of the two levels\n"
+		"           pair up by rep (the same reps, each once), else from Welch's standard\n"
+		"           error (Welch-Satterthwaite df; unpaired); bottom and top place it in\n"
+		"           the stack.\n"
 		"row        the runs.csv row of one run from its --json document (none: the run\n"
 		"           left none) and the values only the sweep knows (--set); --header the\n"
 		"           header; --figures the figure columns, one a line; --knobs the knob\n"
@@ -354,13 +372,16 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 {
 	for (size_t k = 0; k < a->keys.n; k++)
 		fprintf(o, "%s,", a->keys.v[k]);
-	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant\n", o);
+	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,"
+	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs\n", o);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
 		const struct metric_sum none = { 0, NAN, NAN, NAN };
 		const struct metric_sum *ma = r->a ? &r->a->m[0] : &none, *mb = r->b ? &r->b->m[0] : &none;
 		const double nums[] = { ma->mean, ma->ci, mb->mean, mb->ci, r->change_pct,
 					r->w.t, r->w.df, r->w.p };
+		const double more[] = { r->d.mean, r->d.ci, r->change_lo_pct, r->change_hi_pct,
+					r->d.mde, r->mde_pct };
 		for (size_t k = 0; k < a->keys.n; k++) {
 			csv_put_field(o, row_point(r)->key[k]);
 			fputc(',', o);
@@ -371,14 +392,22 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 			csv_put_num(o, nums[j]);
 			fputc(',', o);
 		}
-		fprintf(o, "%s\n", r->verdict);
+		fprintf(o, "%s", r->verdict);
+		for (size_t j = 0; j < sizeof(more) / sizeof(more[0]); j++) {
+			fputc(',', o);
+			csv_put_num(o, more[j]);
+		}
+		if (r->a && r->b)
+			fprintf(o, ",%s,%zu\n", diff_method(&r->d), r->d.pairs);
+		else
+			fputs(",,\n", o);
 	}
 	fprintf(o, "geomean");
 	for (size_t k = 1; k < a->keys.n; k++)
 		fputc(',', o);
 	fprintf(o, ",%zu,,,%zu,,,", c->nratio, c->nratio);
 	csv_put_num(o, 100 * (c->geomean - 1));
-	fprintf(o, ",,,,%zu significant\n", c->nsig);
+	fprintf(o, ",,,,%zu significant,,,,,,,,\n", c->nsig);
 }
 
 /* 1 when key k has one value in every row of the comparison. */
@@ -390,10 +419,26 @@ static int key_constant(const struct comparison *c, size_t k)
 	return 1;
 }
 
+/* The columns after p: significant, interval and MDE in percent, method. */
+static void print_change_interval(FILE *o, const struct comparison_row *r)
+{
+	char iv[64] = "-", mde[32] = "-", method[32] = "-";
+	if (isfinite(r->change_lo_pct))
+		snprintf(iv, sizeof(iv), "[%+.2f%%, %+.2f%%]", r->change_lo_pct, r->change_hi_pct);
+	if (isfinite(r->mde_pct))
+		snprintf(mde, sizeof(mde), "%.2f%%", r->mde_pct);
+	if (r->a && r->b && r->d.pairs)
+		snprintf(method, sizeof(method), "paired (%zu)", r->d.pairs);
+	else if (r->a && r->b)
+		snprintf(method, sizeof(method), "unpaired");
+	fprintf(o, "%-11s  %-20s  %7s  %s\n", r->verdict, iv, mde, method);
+}
+
 /* The table leaves out the keys after backend and clients that have one
  * value throughout (most knobs, "-"), and says those that were set. */
 static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
-				   double alpha, const struct summary *a, const struct comparison *c)
+				   double alpha, int by_rep, const struct summary *a,
+				   const struct comparison *c)
 {
 	enum { MAX_KEYS = 32, MEAN_WIDTH = 24, HIDDEN = -1 };
 	int kw[MAX_KEYS] = { 0 };
@@ -417,13 +462,18 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 	if (*sep == ',')
 		fputc('\n', o);
 	fprintf(o, "metric: %s, mean ± half-width of its 95%% confidence interval (runs)\n", metric);
-	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)\n\n", 100 * (1 - alpha), alpha);
+	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)%s\n", 100 * (1 - alpha), alpha,
+		by_rep ? "; a paired t-test where the runs pair up by rep (method paired)" : "");
+	fprintf(o, "interval: 95%% confidence interval of the change; mde: the least change the test "
+		"would detect\n(95%% confidence, %.0f%% power) at this noise and number of runs\n\n",
+		100 * STATS_MDE_POWER);
 	for (size_t k = 0; k < nkeys; k++)
 		if (kw[k] != HIDDEN)
 			pad(o, a->keys.v[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
 	pad(o, "A", MEAN_WIDTH, 1);
 	pad(o, "B", MEAN_WIDTH, 1);
-	fprintf(o, "%8s  %8s  %s\n", "change", "p", "significant");
+	fprintf(o, "%8s  %8s  %-11s  %-20s  %7s  %s\n", "change", "p", "significant", "interval", "mde",
+		"method");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
 		char ma[160], mb[160], ch[32] = "-", pv[32] = "-";
@@ -438,7 +488,8 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 			snprintf(pv, sizeof(pv), r->w.p < 0.0001 ? "%.1e" : "%.4f", r->w.p);
 		pad(o, ma, MEAN_WIDTH, 1);
 		pad(o, mb, MEAN_WIDTH, 1);
-		fprintf(o, "%8s  %8s  %s\n", ch, pv, r->verdict);
+		fprintf(o, "%8s  %8s  ", ch, pv);
+		print_change_interval(o, r);
 	}
 	fprintf(o, "\ngeometric mean of B/A over %zu common points: ", c->nratio);
 	if (isfinite(c->geomean))
@@ -449,59 +500,154 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 		c->ncommon - c->nsig);
 }
 
-static void cmd_compare(int argc, char **argv)
+/* "backend=tcp clients=4" (the keys that vary), for a verdict's line. */
+static void print_point_name(FILE *o, const struct summary *a, const struct comparison *c,
+			     const struct comparison_row *r)
 {
-	const char *keys = NULL, *metric = "mb_per_sec", *alpha_s = "0.05", *file[2] = { NULL, NULL };
-	int csv = 0, nfile = 0;
-
-	for (int i = 1; i < argc; i++) {
-		if (opt_value(argc, argv, &i, "--keys", &keys) ||
-		    opt_value(argc, argv, &i, "--metric", &metric) ||
-		    opt_value(argc, argv, &i, "--figure", &metric) ||
-		    opt_value(argc, argv, &i, "--alpha", &alpha_s))
+	const char *sep = "";
+	for (size_t k = 0; k < a->keys.n; k++) {
+		if (k >= 2 && key_constant(c, k))
 			continue;
-		if (strcmp(argv[i], "--csv") == 0)
-			csv = 1;
+		fprintf(o, "%s%s=%s", sep, a->keys.v[k], row_point(r)->key[k]);
+		sep = " ";
+	}
+}
+
+/* One line: the point, good/bad/unsure and why. */
+static enum verdict print_point_verdict(FILE *o, const struct summary *a, const struct comparison *c,
+					const struct comparison_row *r, const struct verdict_rule *rule)
+{
+	static const char *const word[] = { "good", "bad", "unsure" };
+	const char *unit = rule->relative ? "%" : "";
+	double lo, hi;
+	enum verdict v = verdict_of(r, rule, &lo, &hi);
+	print_point_name(o, a, c, r);
+	fprintf(o, ": %s: ", word[v]);
+	if (!r->a || !r->b) {
+		fprintf(o, "%s, nothing to compare\n", r->verdict);
+	} else if (!isfinite(lo)) {
+		fprintf(o, "no interval (runs: A %zu, B %zu; need 2 each%s)\n", r->a->m[0].n, r->b->m[0].n,
+			rule->relative ? " and A's mean above 0" : "");
+	} else {
+		const char *where[] = { rule->below ? "above" : "below", rule->below ? "below" : "above",
+					"straddles" };
+		fprintf(o, "%s change %+.3g%s, 95%% interval [%+.3g%s, %+.3g%s] (%s, runs %zu/%zu) %s%s "
+			"%+g%s; mde %.3g%s\n", rule->figure, rule->relative ? r->change_pct : r->d.mean, unit,
+			lo, unit, hi, unit, diff_method(&r->d), r->a->m[0].n, r->b->m[0].n,
+			v == VERDICT_UNSURE ? "" : "lies wholly ", where[v], rule->threshold, unit,
+			rule->relative ? r->mde_pct : r->d.mde, unit);
+	}
+	return v;
+}
+
+/* --verdict: a line per point, then the exit status for git bisect run:
+ * 1 if any point is bad, else 0 if every point is good, else 125. */
+static int print_verdict(FILE *o, const struct summary *a, const struct comparison *c,
+			 const struct verdict_rule *rule)
+{
+	size_t nbad = 0, ngood = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		enum verdict v = print_point_verdict(o, a, c, &c->rows[i], rule);
+		nbad += v == VERDICT_BAD;
+		ngood += v == VERDICT_GOOD;
+	}
+	int rc = nbad ? 1 : ngood == c->nrows ? 0 : EXIT_CANNOT_TELL;
+	fprintf(o, "verdict: %s (%zu of %zu points bad, %zu good)\n",
+		rc == 1 ? "bad" : rc == 0 ? "good" : "cannot tell at this noise", nbad, c->nrows, ngood);
+	return rc;
+}
+
+struct compare_opts {
+	const char *keys, *metric, *alpha_s, *verdict, *file[2];
+	int csv, by_rep;
+	double alpha;
+	struct verdict_rule rule;
+};
+
+static void compare_options(int argc, char **argv, struct compare_opts *o)
+{
+	int nfile = 0, figure_given = 0;
+	for (int i = 1; i < argc; i++) {
+		if (opt_value(argc, argv, &i, "--keys", &o->keys) ||
+		    opt_value(argc, argv, &i, "--alpha", &o->alpha_s) ||
+		    opt_value(argc, argv, &i, "--verdict", &o->verdict))
+			continue;
+		if (opt_value(argc, argv, &i, "--metric", &o->metric) ||
+		    opt_value(argc, argv, &i, "--figure", &o->metric))
+			figure_given = 1;
+		else if (strcmp(argv[i], "--csv") == 0)
+			o->csv = 1;
+		else if (strcmp(argv[i], "--paired") == 0)
+			o->by_rep = 1;
 		else
-			operand("compare", argv, i, file, &nfile, 2);
+			operand("compare", argv, i, o->file, &nfile, 2);
 	}
 	if (nfile != 2)
 		die(EXIT_USAGE, "compare: needs two inputs, A and B");
-	double alpha = csv_num(alpha_s);
-	if (!(alpha > 0 && alpha < 1))
-		die(EXIT_USAGE, "compare: --alpha %s: want a number between 0 and 1", alpha_s);
+	o->alpha = csv_num(o->alpha_s);
+	if (!(o->alpha > 0 && o->alpha < 1))
+		die(EXIT_USAGE, "compare: --alpha %s: want a number between 0 and 1", o->alpha_s);
+	if (!o->verdict)
+		return;
+	struct errbuf err;
+	if (verdict_rule_parse(&o->rule, o->verdict, &err) < 0)
+		die(EXIT_USAGE, "compare: --verdict %s", err.msg);
+	if (figure_given || o->csv)
+		die(EXIT_USAGE, "compare: --verdict names its figure and prints lines of its own: "
+		    "leave out --figure, --metric and --csv");
+	o->metric = o->rule.figure;
+}
 
+/* No point in common: exit 2 naming the keys whose values differ. */
+static void check_common_points(const struct compare_opts *o, struct summary *a, struct summary *b)
+{
+	char *differ = comparison_mismatch(a, b);
+	if (!differ)
+		return;
+	fprintf(stderr, "%s: compare: no point of %s is in %s: they differ in %s.\n"
+		"Leave a dimension out of --keys to compare across it (keys now: ",
+		prog, o->file[0], o->file[1], differ);
+	for (size_t k = 0; k < a->keys.n; k++)
+		fprintf(stderr, "%s%s", k ? "," : "", a->keys.v[k]);
+	fputs(").\n", stderr);
+	free(differ);
+	summary_free(b);
+	summary_free(a);
+	exit(EXIT_USAGE);
+}
+
+static void cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o = { .metric = "mb_per_sec", .alpha_s = "0.05" };
 	struct table ta, tb;
 	struct summary a, b;
 	struct comparison c;
-	metric = figure_named(metric);
-	load_results(file[0], &ta);
-	load_results(file[1], &tb);
-	struct strlist kl = keys ? strlist_split(keys) : comparison_keys(&ta, &tb);
+	int rc = 0;
+
+	compare_options(argc, argv, &o);
+	const char *metric = figure_named(o.metric);
+	load_results(o.file[0], &ta);
+	load_results(o.file[1], &tb);
+	struct strlist kl = o.keys ? strlist_split(o.keys) : comparison_keys(&ta, &tb);
 	summary_of(&ta, &kl, metric, &a);
 	summary_of(&tb, &kl, metric, &b);
 	strlist_free(&kl);
-	char *differ = comparison_mismatch(&a, &b);
-	if (differ) {
-		fprintf(stderr, "%s: compare: no point of %s is in %s: they differ in %s.\n"
-			"Leave a dimension out of --keys to compare across it (keys now: ",
-			prog, file[0], file[1], differ);
-		for (size_t k = 0; k < a.keys.n; k++)
-			fprintf(stderr, "%s%s", k ? "," : "", a.keys.v[k]);
-		fputs(").\n", stderr);
-		free(differ);
-		summary_free(&b);
-		summary_free(&a);
-		exit(EXIT_USAGE);
-	}
-	compare_summaries(&c, &a, &b, alpha);
-	if (csv)
+	check_common_points(&o, &a, &b);
+	compare_summaries(&c, &a, &b, o.alpha, o.by_rep);
+	if (o.verdict)
+		rc = print_verdict(stdout, &a, &c, &o.rule);
+	else if (o.csv)
 		print_comparison_csv(stdout, &a, &c);
 	else
-		print_comparison_table(stdout, file, metric, alpha, &a, &c);
+		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &a, &c);
 	comparison_free(&c);
 	summary_free(&b);
 	summary_free(&a);
+	verdict_rule_free(&o.rule);
+	if (rc != 0 && fflush(stdout) != 0)
+		die(EXIT_RUN_FAILED, "writing the output: %s", strerror(errno));
+	if (rc != 0)
+		exit(rc);
 }
 
 /* The keys of a command that needs backend and clients first. */
@@ -556,7 +702,7 @@ static void cmd_cost(int argc, char **argv)
 static void print_layers(FILE *o, const char *figure, const struct layer_row *rows, size_t n)
 {
 	fputs("figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,"
-	      "bottom,top\n", o);
+	      "bottom,top,method,pairs\n", o);
 	for (size_t i = 0; i < n; i++) {
 		const struct layer_row *r = &rows[i];
 		const char *const text[] = { figure, r->clients, r->name, r->label, r->minuend, r->subtrahend };
@@ -576,7 +722,10 @@ static void print_layers(FILE *o, const char *figure, const struct layer_row *ro
 		csv_put_num(o, r->bottom);
 		fputc(',', o);
 		csv_put_num(o, r->top);
-		fputc('\n', o);
+		if (r->b)
+			fprintf(o, ",%s,%zu\n", diff_method(&r->d), r->d.pairs);
+		else
+			fputs(",,\n", o);
 	}
 }
 

@@ -54,7 +54,7 @@ compare_csv() {
 	expect_exit 0 "compare --csv" "$STATS" compare --csv "$A" "$B"
 	local c="$TL_TMP/out"
 	cp "$c" "$TL_TMP/cmp.csv"
-	check "csv header" grep -q '^backend,clients,offload,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant$' "$c"
+	check "csv header" grep -q '^backend,clients,offload,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs$' "$c"
 	check_near "pipe 1 change" "$(field "$c" pipe,1,n/a change_pct)" 10 1e-6
 	check_near "pipe 1 t" "$(field "$c" pipe,1,n/a t)" 6.12372 1e-4
 	check_near "pipe 1 df" "$(field "$c" pipe,1,n/a df)" 4 1e-9
@@ -66,6 +66,13 @@ compare_csv() {
 	[ "$(field "$c" tcp,4,off significant)" = "only in A" ] && ok "only in A" || not_ok "only in A"
 	[ "$(field "$c" nop,1,n/a significant)" = "only in B" ] && ok "only in B" || not_ok "only in B"
 	check_near "geometric mean" "$(field "$c" geomean change_pct)" 5.404 1e-3
+	# se sqrt(4/3 + 4/3), df 4: interval 2.7764 se, MDE (2.7764 + 0.9410) se
+	check_near "pipe 1 diff" "$(field "$c" pipe,1,n/a diff)" 10 1e-9
+	check_near "pipe 1 diff interval" "$(field "$c" pipe,1,n/a diff_ci95)" 4.5338 1e-3
+	check_near "pipe 1 change from" "$(field "$c" pipe,1,n/a change_lo_pct)" 5.4662 1e-3
+	check_near "pipe 1 mde" "$(field "$c" pipe,1,n/a mde)" 6.0705 1e-3
+	check_near "pipe 1 mde in %" "$(field "$c" pipe,1,n/a mde_pct)" 6.0705 1e-3
+	[ "$(field "$c" pipe,1,n/a method)" = unpaired ] && ok "two sweeps: unpaired" || not_ok "method: $(field "$c" pipe,1,n/a method)"
 
 	# Same answer from a summary.csv on one side (n, mean, sd are enough).
 	"$STATS" summarize "$B" >"$TL_TMP/sum_b.csv"
@@ -85,9 +92,9 @@ compare_table() {
 	expect_exit 0 "tbench-compare A B" env TBENCH_STATS="$STATS" "$tc" "$A" "$B"
 	local t="$TL_TMP/out"
 	check "says which test" grep -q "Welch's two-sided t-test at 95%" "$t"
-	grep -Eq '^pipe +1 +n/a +100\.0 ± 4\.968 \(3\) +110\.0 ± 4\.968 \(3\) +\+10\.00% +0\.0036 +yes$' "$t" &&
+	grep -Eq '^pipe +1 +n/a +100\.0 ± 4\.968 \(3\) +110\.0 ± 4\.968 \(3\) +\+10\.00% +0\.0036 +yes +\[\+5\.47%, \+14\.53%\] +6\.07% +unpaired$' "$t" &&
 		ok "pipe row" || { not_ok "pipe row"; cat "$t"; }
-	grep -Eq '^tcp +4 +on +.*\+1\.00% +0\.9084 +no$' "$t" && ok "tcp row" || not_ok "tcp row"
+	grep -Eq '^tcp +4 +on +.*\+1\.00% +0\.9084 +no +\[-21\.67%, \+23\.67%\] +30\.35% +unpaired$' "$t" && ok "tcp row" || not_ok "tcp row"
 	check "geomean line" grep -q '^geometric mean of B/A over 2 common points: +5.40%  (1 significant: 1 up, 0 down; 1 not)$' "$t"
 	expect_exit 0 "tbench-compare --csv" env TBENCH_STATS="$STATS" "$tc" --csv "$A" "$B"
 	cmp -s "$TL_TMP/out" "$TL_TMP/cmp.csv" && ok "--csv is tbench-stats compare --csv" || not_ok "--csv differs"
@@ -99,7 +106,7 @@ compare_table() {
 	# Any figure: by its column or by the JSON path it is read from.
 	expect_exit 0 "tbench-compare --figure cost_syscalls" env TBENCH_STATS="$STATS" "$tc" --figure cost_syscalls "$A" "$B"
 	check "says which figure" grep -q '^metric: cost_syscalls,' "$TL_TMP/out"
-	grep -Eq '^pipe +1 +n/a +10\.000 ± 0\.4968 \(3\) +11\.000 ± 0\.4968 \(3\) +\+10\.00% +0\.0036 +yes$' "$TL_TMP/out" &&
+	grep -Eq '^pipe +1 +n/a +10\.000 ± 0\.4968 \(3\) +11\.000 ± 0\.4968 \(3\) +\+10\.00% +0\.0036 +yes +.*unpaired$' "$TL_TMP/out" &&
 		ok "cost_syscalls: pipe row" || { not_ok "cost_syscalls: pipe row"; cat "$TL_TMP/out"; }
 	expect_exit 0 "tbench-compare --figure=cost.per_operation.syscalls --csv" env TBENCH_STATS="$STATS" \
 		"$tc" --figure=cost.per_operation.syscalls --csv "$A" "$B"
@@ -120,7 +127,7 @@ cost() {
 decompose() {
 	local L="$SRCDIR/tests/data/layers.csv" d="$TL_TMP/out"
 	expect_exit 0 "decompose" "$STATS" decompose "$L"
-	check "decompose header" grep -q '^figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,bottom,top$' "$d"
+	check "decompose header" grep -q '^figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,bottom,top,method,pairs$' "$d"
 	[ "$(tail -n +2 "$d" | cut -d, -f2,3 | paste -sd' ')" = "1,harness 1,copy_wakeup 1,socket 1,tcpip 1,offload 2,harness 2,copy_wakeup 2,tcp:off-pipe" ] &&
 		ok "layers in order, a missing level skipped" || not_ok "layers: $(cut -d, -f2,3 "$d" | paste -sd' ')"
 	# field matches the first fields: figure,clients,layer

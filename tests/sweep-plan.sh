@@ -1,6 +1,7 @@
 #!/bin/bash
 # tbench-sweep's plan, without running anything (--plan needs no root):
-# the runs and their order, offload settings, the knobs of --vary (the
+# the runs and their order (shuffled within a rep and client count, by
+# --seed), offload settings, the knobs of --vary (the
 # dimensions, n/a, the commands), the time estimate, --threads, --resume
 # against a runs.csv, usage errors, and which tbench it picks.
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
@@ -21,6 +22,12 @@ plan() {
 	grep '^\[' "$TL_TMP/out" >"$TL_TMP/runs" || true
 }
 
+# has_run LINE: the last plan has the run LINE ("what: command", without
+# its "[n/N] "), wherever the shuffled order put it
+# (grep reads a process substitution: under pipefail, its early exit could
+# fail a pipeline with SIGPIPE)
+has_run() { grep -Fxq -- "$1" < <(sed 's/^\[[0-9]*\/[0-9]*\] //' "$TL_TMP/runs"); }
+
 runs_and_order() {
 	plan --backends pipe,tcp --clients 1..4 --reps 2 -t 2.5 --warmup 1
 	# pipe: 3 client counts; tcp: 3 x on,off; twice
@@ -30,15 +37,20 @@ runs_and_order() {
 	# 18 x (2.5 + 1 + 1.5 s of start-up and recording) = 90 s
 	grep -q '^estimated time: 1m30s ' "$TL_TMP/out" && ok "estimated time 1m30s" ||
 		not_ok "estimated time: $(grep estimated "$TL_TMP/out")"
-	[ "$(sed -n 1p "$TL_TMP/runs")" = "[1/18] pipe clients=1 offload=n/a rep 1/2: $TBENCH --netns -b pipe -t 2.5 --warmup 1 -q 1" ] &&
-		ok "first run and its command: in a namespace of its own" || not_ok "first run: $(sed -n 1p "$TL_TMP/runs")"
-	[ "$(sed -n 9p "$TL_TMP/runs" | cut -d: -f2-)" = " $TBENCH --netns --offload off -b tcp -t 2.5 --warmup 1 -q 4" ] &&
-		ok "tcp: tbench --netns sets the offloads" || not_ok "run 9: $(sed -n 9p "$TL_TMP/runs")"
-	[ "$(sed -n 9p "$TL_TMP/runs" | cut -d: -f1)" = "[9/18] tcp clients=4 offload=off rep 1/2" ] &&
-		ok "tcp once per offload setting" || not_ok "run 9: $(sed -n 9p "$TL_TMP/runs")"
+	has_run "pipe clients=1 offload=n/a rep 1/2: $TBENCH --netns -b pipe -t 2.5 --warmup 1 -q 1" &&
+		ok "a run and its command: in a namespace of its own" || not_ok "pipe run: $(cat "$TL_TMP/runs")"
+	has_run "tcp clients=4 offload=off rep 1/2: $TBENCH --netns --offload off -b tcp -t 2.5 --warmup 1 -q 4" &&
+		has_run "tcp clients=4 offload=on rep 2/2: $TBENCH --netns --offload on -b tcp -t 2.5 --warmup 1 -q 4" &&
+		ok "tcp once per offload setting, set by tbench --netns" || not_ok "tcp runs: $(cat "$TL_TMP/runs")"
 	[ "$(grep -n 'rep 2/2' "$TL_TMP/runs" | head -n 1 | cut -d: -f1)" = 10 ] &&
 		! sed -n '10,$p' "$TL_TMP/runs" | grep -q 'rep 1/2' &&
 		ok "interleaved: every point's rep 1 first" || not_ok "interleaved"
+	# within a rep, a client count's points back to back: 1, 2, 4 in 3 blocks of 3, each rep
+	[ "$(sed 's/.* clients=\([0-9]*\) .* rep \([0-9]*\)\/.*/\2:\1/' "$TL_TMP/runs" | uniq -c | awk '{ print $1 "x" $2 }' |
+		paste -sd' ')" = "3x1:1 3x1:2 3x1:4 3x2:1 3x2:2 3x2:4" ] &&
+		ok "a client count's points back to back within a rep" || not_ok "blocks: $(cat "$TL_TMP/runs")"
+	grep -Eq '^order: each rep in turn; within it the points of a client count back to back, shuffled \(--seed [0-9]+\)$' \
+		"$TL_TMP/out" && ok "says the order and its seed" || not_ok "order line: $(grep order "$TL_TMP/out")"
 	grep -q "using $TBENCH (" "$TL_TMP/err" && grep -q "using $STATS (" "$TL_TMP/err" &&
 		ok "says which tbench and tbench-stats" || not_ok "says which programs: $(cat "$TL_TMP/err")"
 	grep -q -- '--threads' "$TL_TMP/runs" && not_ok "--threads only when asked" || ok "--threads only when asked"
@@ -51,11 +63,35 @@ runs_and_order() {
 		ok "--threads and TBENCH-ARGS passed to tbench" || not_ok "commands: $(cat "$TL_TMP/runs")"
 }
 
+# The same --seed, the same order; other seeds, other orders of the same
+# runs; within a plan, each rep's order drawn anew.
+seeded_order() {
+	local args=(--backends "pipe,tcp,nop" --clients "1,2" --reps 3 -t 1) seed orders=() runs=() blocks=""
+	for seed in 1 1 2 3 4; do
+		plan "${args[@]}" --seed "$seed"
+		grep -q "(--seed $seed)\$" "$TL_TMP/out" || not_ok "--seed $seed: not said"
+		orders+=("$(cut -d: -f1 "$TL_TMP/runs" | cut -d' ' -f2- | paste -sd' ')")
+		runs+=("$(cut -d: -f1 "$TL_TMP/runs" | cut -d' ' -f2- | sort | paste -sd' ')")
+		# the order of the 1-client block of each rep, one a line
+		blocks+="$(awk -F'rep ' '/clients=1 / { split($2, r, "/"); b[r[1]] = b[r[1]] $1 } END { for (i in b) print b[i] }' \
+			"$TL_TMP/runs" | sed 's/\[[0-9]*\/[0-9]*\]//g')"$'\n'
+	done
+	[ "${orders[0]}" = "${orders[1]}" ] && ok "--seed 1 twice: the same order" || not_ok "--seed 1 twice"
+	[ "$(printf '%s\n' "${orders[@]:1}" | sort -u | wc -l)" -eq 4 ] && ok "seeds 1 to 4: four orders" ||
+		not_ok "seeds 1 to 4: $(printf '%s\n' "${orders[@]:1}")"
+	[ "$(printf '%s\n' "${runs[@]}" | sort -u | wc -l)" -eq 1 ] && ok "every seed: the same runs" ||
+		not_ok "seeds: other runs: $(printf '%s\n' "${runs[@]}")"
+	[ "$(grep -c . <<<"$blocks")" -eq 15 ] && [ "$(grep . <<<"$blocks" | sort -u | wc -l)" -gt 1 ] &&
+		ok "each rep's order drawn anew" || not_ok "reps in one order: $blocks"
+	expect_exit 2 "--seed abc" "$SWEEP" -n "${args[@]}" --seed abc
+	grep -q -- "--seed: 'abc'" "$TL_TMP/err" && ok "names --seed" || not_ok "--seed abc: $(cat "$TL_TMP/err")"
+}
+
 offloads() {
 	plan --backends tcp,pipe --clients 1 --reps 1 --offload on --tso on,off --gso off
-	[ "$(sed "s|: $TBENCH .*||" "$TL_TMP/runs" | cut -d' ' -f2-)" = "tcp clients=1 offload=on:tso=on:gso=off rep 1/1
+	[ "$(sed "s|: $TBENCH .*||" "$TL_TMP/runs" | cut -d' ' -f2- | sort)" = "pipe clients=1 offload=n/a rep 1/1
 tcp clients=1 offload=on:tso=off:gso=off rep 1/1
-pipe clients=1 offload=n/a rep 1/1" ] && ok "--offload x --tso x --gso: cross product, tcp only" ||
+tcp clients=1 offload=on:tso=on:gso=off rep 1/1" ] && ok "--offload x --tso x --gso: cross product, tcp only" ||
 		not_ok "offload settings: $(cat "$TL_TMP/runs")"
 	grep -q -- "offload=on:tso=on:gso=off rep 1/1: $TBENCH --netns --tso on --gso off -b tcp " "$TL_TMP/runs" &&
 		grep -q -- "offload=on:tso=off:gso=off rep 1/1: $TBENCH --netns --offload off -b tcp " "$TL_TMP/runs" &&
@@ -107,6 +143,10 @@ resume() {
 		not_ok "--resume: $(head -n 1 "$TL_TMP/out")"
 	[ "$(cut -d: -f1 "$TL_TMP/runs")" = "[1/2] pipe clients=1 offload=n/a rep 2/2
 [2/2] pipe clients=2 offload=n/a rep 2/2" ] && ok "--resume: the missing ones" || not_ok "--resume: $(cat "$TL_TMP/runs")"
+	echo '{ "sweep": { "order_seed": 5 } }' >"$out/meta.json"
+	plan "${common[@]}" --resume
+	grep -q '(--seed 5)$' "$TL_TMP/out" && ok "--resume: the sweep's own seed" || not_ok "--resume seed: $(grep order "$TL_TMP/out")"
+	rm "$out/meta.json"
 	plan "${common[@]}" --resume --retry-failed
 	grep -q '^3 of 4 runs to do' "$TL_TMP/out" && grep -q 'clients=2 offload=n/a rep 1/2' "$TL_TMP/runs" &&
 		ok "--retry-failed: the failed one again" || not_ok "--retry-failed: $(cat "$TL_TMP/out")"
@@ -122,7 +162,7 @@ plan_args() { sed "s|: $TBENCH .* -q |: |" "$TL_TMP/runs" | cut -d' ' -f2-; }
 knobs() {
 	# --out: the default results directory is named by the minute, which may turn between the two plans
 	plan --backends tcp,pipe --clients 1,2 --reps 1 -t 1 --warmup 0 --offload on \
-		--vary placement=same,split,free --vary mtu=1500,65536 --out "$TL_TMP/plan-out"
+		--vary placement=same,split,free --vary mtu=1500,65536 --out "$TL_TMP/plan-out" --seed 7
 	# tcp: 2 clients x 2 mtu x 3 placements; pipe: 2 x 3 (mtu n/a)
 	[ "$(wc -l <"$TL_TMP/runs")" -eq 18 ] && ok "placement x mtu: 18 runs" || not_ok "18 runs: $(cat "$TL_TMP/runs")"
 	grep -q '^dimensions: backends tcp,pipe x clients 1,2 x offload on x mtu 1500,65536 x placement same,split,free$' \
@@ -134,31 +174,31 @@ knobs() {
 	cpu0="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)"
 	cpu1="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*[0-9]*[,-]\([0-9]*\).*/\1/p' /proc/self/status)"
 	if ! grep -q "^Cpus_allowed_list:[[:space:]]*$cpu0," /proc/self/status; then cpu1=$((cpu0 + 1)); fi
-	[ "$(plan_args | sed -n 1p)" = "tcp clients=1 offload=on mtu=1500 placement=same rep 1/1: --mtu 1500 --cpus $cpu0 --server-cpus $cpu0 1" ] &&
-		ok "tcp same: tbench --mtu, --cpus, --server-cpus on one CPU" || not_ok "run 1: $(plan_args | sed -n 1p)"
-	[ "$(plan_args | sed -n 2p)" = "tcp clients=1 offload=on mtu=1500 placement=split rep 1/1: --mtu 1500 --cpus $cpu0 --server-cpus $cpu1 1" ] &&
-		ok "tcp split: servers on the next CPU" || not_ok "run 2: $(plan_args | sed -n 2p)"
-	[ "$(plan_args | sed -n 6p)" = "tcp clients=1 offload=on mtu=65536 placement=free rep 1/1: --mtu 65536 1" ] &&
-		ok "tcp free: not pinned" || not_ok "run 6: $(plan_args | sed -n 6p)"
-	[ "$(plan_args | sed -n 14p)" = "pipe clients=1 offload=n/a mtu=n/a placement=split rep 1/1: --cpus $cpu0 --server-cpus $cpu1 1" ] &&
-		ok "pipe: placement applies, mtu n/a" || not_ok "run 14: $(plan_args | sed -n 14p)"
+	grep -Fxq "tcp clients=1 offload=on mtu=1500 placement=same rep 1/1: --mtu 1500 --cpus $cpu0 --server-cpus $cpu0 1" < <(plan_args) &&
+		ok "tcp same: tbench --mtu, --cpus, --server-cpus on one CPU" || not_ok "tcp same: $(plan_args)"
+	grep -Fxq "tcp clients=1 offload=on mtu=1500 placement=split rep 1/1: --mtu 1500 --cpus $cpu0 --server-cpus $cpu1 1" < <(plan_args) &&
+		ok "tcp split: servers on the next CPU" || not_ok "tcp split: $(plan_args)"
+	grep -Fxq "tcp clients=1 offload=on mtu=65536 placement=free rep 1/1: --mtu 65536 1" < <(plan_args) &&
+		ok "tcp free: not pinned" || not_ok "tcp free: $(plan_args)"
+	grep -Fxq "pipe clients=1 offload=n/a mtu=n/a placement=split rep 1/1: --cpus $cpu0 --server-cpus $cpu1 1" < <(plan_args) &&
+		ok "pipe: placement applies, mtu n/a" || not_ok "pipe split: $(plan_args)"
 	grep -q ' --netns --offload on -b tcp ' "$TL_TMP/runs" && ok "--offload still set by tbench --netns" ||
 		not_ok "--offload: $(sed -n 1p "$TL_TMP/runs")"
 	cp "$TL_TMP/out" "$TL_TMP/plan1"
 	plan --backends tcp,pipe --clients 1,2 --reps 1 -t 1 --warmup 0 --offload on \
-		--vary placement=same,split,free --mtu 1500,65536 --dry-run --out "$TL_TMP/plan-out"
+		--vary placement=same,split,free --mtu 1500,65536 --dry-run --out "$TL_TMP/plan-out" --seed 7
 	diff -q "$TL_TMP/out" "$TL_TMP/plan1" >/dev/null && ok "--mtu LIST and -n/--dry-run: the same plan" ||
 		not_ok "--mtu, --dry-run: $(diff "$TL_TMP/out" "$TL_TMP/plan1" | head -3)"
 
 	plan --backends tcp,pipe,unix --clients 1 --reps 1 --offload off --vary nodelay=on,off --vary sndbuf=65536 \
 		--vary cc=cubic
-	[ "$(plan_args)" = "tcp clients=1 offload=off cc=cubic nodelay=on sndbuf=65536 rep 1/1: -T TCP_NODELAY=1,TCP_CONGESTION=cubic,SO_SNDBUF=65536 1
+	[ "$(plan_args | sort)" = "pipe clients=1 offload=n/a cc=n/a nodelay=n/a sndbuf=n/a rep 1/1: 1
 tcp clients=1 offload=off cc=cubic nodelay=off sndbuf=65536 rep 1/1: -T TCP_NODELAY=0,TCP_CONGESTION=cubic,SO_SNDBUF=65536 1
-pipe clients=1 offload=n/a cc=n/a nodelay=n/a sndbuf=n/a rep 1/1: 1
+tcp clients=1 offload=off cc=cubic nodelay=on sndbuf=65536 rep 1/1: -T TCP_NODELAY=1,TCP_CONGESTION=cubic,SO_SNDBUF=65536 1
 unix clients=1 offload=n/a cc=n/a nodelay=n/a sndbuf=n/a rep 1/1: 1" ] &&
 		ok "socket knobs: one tbench -T for tcp; n/a and run once for pipe and unix" || not_ok "-T: $(plan_args)"
 	plan --backends tcp --clients 1 --reps 1 --offload off --vary rcvbuf=131072 --vary family=ipv4,ipv6
-	[ "$(plan_args)" = "tcp clients=1 offload=off rcvbuf=131072 family=ipv4 rep 1/1: --family ipv4 -T TCP_NODELAY,SO_RCVBUF=131072 1
+	[ "$(plan_args | sort)" = "tcp clients=1 offload=off rcvbuf=131072 family=ipv4 rep 1/1: --family ipv4 -T TCP_NODELAY,SO_RCVBUF=131072 1
 tcp clients=1 offload=off rcvbuf=131072 family=ipv6 rep 1/1: --family ipv6 -T TCP_NODELAY,SO_RCVBUF=131072 1" ] &&
 		ok "family; TCP_NODELAY kept (dbench's default) when nodelay is not varied" || not_ok "family: $(plan_args)"
 	plan --backends tcp,pipe --clients 1 --reps 1 --vary offload=on,off --vary gro=off
@@ -167,9 +207,9 @@ tcp clients=1 offload=off rcvbuf=131072 family=ipv6 rep 1/1: --family ipv6 -T TC
 		not_ok "--vary offload: $(cat "$TL_TMP/runs")"
 
 	plan --veth --backends tcp,pipe --clients 1 --reps 1 --offload off --vary mtu=9000 --vary rate=100mbit,1gbit
-	[ "$(sed "s|: $TBENCH |: |" "$TL_TMP/runs" | cut -d' ' -f2-)" = "tcp clients=1 offload=off mtu=9000 rate=100mbit rep 1/1: -b tcp -t 10 --warmup 2 -q 1 (device: mtu 9000 rate 100mbit)
-tcp clients=1 offload=off mtu=9000 rate=1gbit rep 1/1: -b tcp -t 10 --warmup 2 -q 1 (device: mtu 9000 rate 1gbit)
-pipe clients=1 offload=n/a mtu=n/a rate=n/a rep 1/1: -b pipe -t 10 --warmup 2 -q 1" ] &&
+	[ "$(sed "s|: $TBENCH |: |" "$TL_TMP/runs" | cut -d' ' -f2- | sort)" = "pipe clients=1 offload=n/a mtu=n/a rate=n/a rep 1/1: -b pipe -t 10 --warmup 2 -q 1
+tcp clients=1 offload=off mtu=9000 rate=100mbit rep 1/1: -b tcp -t 10 --warmup 2 -q 1 (device: mtu 9000 rate 100mbit)
+tcp clients=1 offload=off mtu=9000 rate=1gbit rep 1/1: -b tcp -t 10 --warmup 2 -q 1 (device: mtu 9000 rate 1gbit)" ] &&
 		ok "--veth: mtu and rate set by the sweep on the pair, not by tbench" || not_ok "--veth: $(cat "$TL_TMP/runs")"
 
 	if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
@@ -267,6 +307,7 @@ which_tbench() {
 }
 
 runs_and_order
+seeded_order
 offloads
 knobs
 knob_errors

@@ -118,6 +118,15 @@ sweep_run() {
 	# interleaved: all of rep 1 before any of rep 2
 	cols "$runs" rep | awk '{ if ($1 < last) bad = 1; last = $1 } END { exit bad }' &&
 		ok "reps interleaved (rep 1 of every point first)" || not_ok "reps interleaved"
+	# within a rep, a client count's runs back to back (in a shuffled order, seeded and kept)
+	[ "$(cols "$runs" rep,clients | uniq | wc -l)" -eq 4 ] && ok "a client count's runs back to back within a rep" ||
+		not_ok "blocks: $(cols "$runs" rep,clients | uniq -c | paste -sd' ')"
+	check "meta.json: the order and its seed" jq -e '(.sweep.order_seed | type) == "number" and (.sweep.order | length) > 0' \
+		"$out/meta.json"
+	# the layer between the two backends (the second at offload on): one run a rep each, so they pair up
+	expect_exit 0 "decompose of runs.csv" "$STATS" decompose --figure cost_cpu_us --levels "$BACKENDS:on" "$runs"
+	[ "$(cut -d, -f14,15 "$TL_TMP/out" | grep -c '^paired,2$')" -eq 2 ] && ok "decompose: paired, 2 pairs at each client count" ||
+		not_ok "decompose method: $(cat "$TL_TMP/out")"
 	# read-back offloads: on rows say on, off rows say off, inside the namespace
 	local on off
 	on="$(cols "$runs" "dev,tso$R,gso$R" --where backend="$NET" --where offload=on | sort -u)"
@@ -268,6 +277,8 @@ resume() {
 		ok "no half-finished run recorded" || not_ok "no half-finished run recorded"
 	ls "$out"/runs/*.part >/dev/null 2>&1 && not_ok ".part files left" || ok "no .part files left"
 	cp "$out/runs.csv" "$TL_TMP/before.csv"
+	local seed
+	seed="$(jq '.sweep.order_seed' "$out/meta.json")"
 
 	run_sweep 0 "--resume" --backends pipe,nop --clients 1,2 --reps 2 -t 1 --warmup 0 \
 		--out "$out" --resume
@@ -280,6 +291,8 @@ resume() {
 		ok "no run twice" || not_ok "no run twice"
 	check "meta.json: complete, two sessions" jq -e '.status == "complete" and (.sessions | length) == 2
 		and .sessions[0].status == "interrupted"' "$out/meta.json"
+	jq -e --argjson want "$seed" '.sweep.order_seed == $want' "$out/meta.json" >/dev/null &&
+		ok "--resume: the sweep's own order (seed $seed)" || not_ok "--resume: seed $(jq .sweep.order_seed "$out/meta.json")"
 	expect_exit 1 "a second sweep into the same --out is refused" \
 		"$SWEEP" --backends pipe --clients 1 --reps 1 -t 1 --out "$out"
 	run_sweep 0 "--resume when nothing is missing" --backends pipe,nop --clients 1,2 --reps 2 \
@@ -375,7 +388,7 @@ knobs_run() {
 	cc="$(awk '{ print $1 }' /proc/sys/net/ipv4/tcp_available_congestion_control)"
 	run_sweep 0 "--vary cc=$cc,nosuch: the sweep goes on" --backends tcp --clients 1 --reps 1 -t 1 --warmup 0 \
 		--offload on --vary "cc=$cc,nosuch" --out "$TL_TMP/cc"
-	[ "$(cols "$TL_TMP/cc/runs.csv" status | sed -n 1p)" = ok ] && ok "cc=$cc ok" ||
+	[ "$(cols "$TL_TMP/cc/runs.csv" status --where "cc=$cc")" = ok ] && ok "cc=$cc ok" ||
 		not_ok "cc=$cc: $(cat "$TL_TMP/cc/runs.csv")"
 	jq -e --arg cc "$cc" '.socket.cc == $cc' "$TL_TMP/cc"/runs/*cc-"$cc"*.json >/dev/null && ok "cc=$cc read back" ||
 		not_ok "cc read back: $(jq -c .socket "$TL_TMP/cc"/runs/*.json)"
@@ -399,14 +412,14 @@ knobs_veth() {
 		--veth --backends tcp --clients 1 --reps 1 -t 1 --warmup 0 --offload off --vary mtu=9000,65536 \
 		--vary rate=100mbit --vary placement=split --vary family=ipv6 --out "$out"
 	local ok9000 failed
-	ok9000="$(cols "$out/runs.csv" status,mb_per_sec | sed -n 1p)"
+	ok9000="$(cols "$out/runs.csv" status,mb_per_sec --where mtu=9000)"
 	# 100 mbit/s is 12.5 MB/s on the wire, plus the 128 KB burst tbf may let through at once: the
 	# payload stays under 13 MB/s (a ceiling, not a timing; a run that tbf's drops stalled may be 0).
 	awk -F'\t' '$1 == "ok" && $2 < 13 { good = 1 } END { exit !good }' <<<"$ok9000" &&
 		ok "mtu=9000 rate=100mbit: ok, under 13 MB/s ($(cut -f2 <<<"$ok9000"))" || not_ok "rate: $ok9000"
 	grep -q 'mtu of .*veth-cli: 9000' "$out"/runs/*mtu-9000*.log && grep -q 'rate of .*veth-srv: tbf 12500000 bytes/s' \
 		"$out"/runs/*mtu-9000*.log && ok "MTU and tbf read back on the pair" || not_ok "read-backs: $(cat "$out"/runs/*mtu-9000*.log | head)"
-	failed="$(cols "$out/runs.csv" status,error | sed -n 2p)"
+	failed="$(cols "$out/runs.csv" status,error --where mtu=65536)"
 	[[ "$failed" == failed*"mtu=65536"*"reads back MTU 1500"* ]] && ok "mtu=65536 refused by veth: failed, saying so" ||
 		not_ok "mtu=65536: $failed"
 	grep -q -- '--cpus 1' "$out/runs/tbench_srv.log" && ok "tbench_srv started with --cpus (split)" ||

@@ -481,7 +481,7 @@ static void comparisons(void)
 			  "udp,1,2,7,1,9\npipe,1,3,110,2,4.97\n") == 0);
 	CHECK(summarize_any(&a, &ta, &keys, "mb_per_sec", 0, &err) == 0);
 	CHECK(summarize_any(&b, &tb, &keys, "mb_per_sec", 0, &err) == 0);
-	compare_summaries(&c, &a, &b, 0.05);
+	compare_summaries(&c, &a, &b, 0.05, 0);
 	CHECK_EQ_U(c.nrows, 3);
 	CHECK(c.rows[0].a == &a.p[0] && c.rows[0].b == &b.p[1]);
 	CHECK_NEAR(c.rows[0].change_pct, 10, 1e-9);
@@ -620,7 +620,7 @@ static void compare_tables(struct compared *x, const char *a_csv, const char *b_
 	CHECK(summarize_any(&x->a, &x->ta, &x->keys, "mb_per_sec", 0, &err) == 0);
 	CHECK(summarize_any(&x->b, &x->tb, &x->keys, "mb_per_sec", 0, &err) == 0);
 	x->why = comparison_mismatch(&x->a, &x->b);
-	compare_summaries(&x->c, &x->a, &x->b, 0.05);
+	compare_summaries(&x->c, &x->a, &x->b, 0.05, 0);
 }
 
 static void compared_free(struct compared *x)
@@ -721,6 +721,137 @@ static void layers(void)
 	strlist_free(&levels);
 }
 
+/* ---- differences taken pair by pair -------------------------------------------- */
+
+/* The Student-t interval of a mean difference and the minimum detectable
+ * effect, worked out by hand. */
+static void difference_intervals(void)
+{
+	/* d = 2, 4, 4, 6: mean 4, squares 8, sd sqrt(8/3), se sqrt(8/3)/2 =
+	 * sqrt(2/3), df 3: t(0.975, 3) = 3.1824463 */
+	const double d[] = { 2, 4, 4, 6 };
+	struct diff_est e = stats_diff_paired(d, 4, 0.95);
+	CHECK(e.valid);
+	CHECK_EQ_U(e.pairs, 4);
+	CHECK_NEAR(e.mean, 4, 1e-12);
+	CHECK_NEAR(e.se, sqrt(2.0 / 3), 1e-12);
+	CHECK_NEAR(e.df, 3, 0);
+	CHECK_NEAR(e.ci, 3.1824463 * sqrt(2.0 / 3), 1e-6);
+	CHECK_NEAR(e.t, 4 / sqrt(2.0 / 3), 1e-9);
+	CHECK(!stats_diff_paired(d, 1, 0.95).valid);
+
+	/* MDE: with many df it is (1.95996 + 0.84162) se, the "2.8 standard
+	 * errors" of the textbooks; sd 1 and 5 runs a side: se sqrt(0.4),
+	 * df 8, t(0.975, 8) = 2.3060, t(0.80, 8) = 0.8889. */
+	CHECK_NEAR(stats_mde(1, 1e7, 0.95, 0.80), 2.8016, 1e-3);
+	e = stats_diff_welch(10, 1, 5, 12, 1, 5, 0.95);
+	CHECK_NEAR(e.df, 8, 1e-9);
+	CHECK_NEAR(e.mde, (2.3060 + 0.8889) * sqrt(0.4), 1e-3);
+	CHECK_NEAR(e.mean, 2, 1e-12);
+	CHECK_NEAR(e.p, stats_welch(10, 1, 5, 12, 1, 5).p, 1e-12);
+	CHECK(!stats_diff_welch(10, 1, 1, 12, 1, 5, 0.95).valid);
+}
+
+/* pipe and unix share a large offset per rep (the machine's drift): the
+ * differences 10, 12, 8, 10 are steady, the levels are not. */
+static const char paired_runs[] =
+	"backend,clients,rep,status,mb_per_sec\n"
+	"pipe,1,1,ok,1000\npipe,1,2,ok,2000\npipe,1,3,ok,3000\npipe,1,4,ok,4000\n"
+	"unix,1,2,ok,2012\nunix,1,1,ok,1010\nunix,1,3,ok,3008\nunix,1,4,ok,4010\nunix,1,5,failed,\n"
+	/* at 2 clients unix's reps are not pipe's: no pairs */
+	"pipe,2,1,ok,1000\npipe,2,2,ok,2000\npipe,2,3,ok,3000\n"
+	"unix,2,1,ok,1010\nunix,2,2,ok,2012\nunix,2,4,ok,3008\n"
+	/* at 4 clients a rep twice on one side: no pairs */
+	"pipe,4,1,ok,1000\npipe,4,1,ok,2000\nunix,4,1,ok,1010\nunix,4,2,ok,2012\n";
+
+static void paired_differences(void)
+{
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients");
+	struct strlist levels = strlist_split("pipe,unix");
+	struct layer_row *r;
+
+	CHECK(parse_table(&t, paired_runs) == 0);
+	CHECK(summarize_any(&s, &t, &keys, "mb_per_sec", 0, &err) == 0);
+	size_t n = decompose(&r, &s, &levels);
+	CHECK_EQ_U(n, 6);
+	if (n == 6) {
+		/* 1 client: the interval of 10, 12, 8, 10 (sd sqrt(8/3), se sqrt(2/3), df 3) */
+		CHECK_STR(diff_method(&r[1].d), "paired");
+		CHECK_EQ_U(r[1].d.pairs, 4);
+		CHECK_NEAR(r[1].mean, 10, 1e-9);
+		CHECK_NEAR(r[1].ci, 3.1824463 * sqrt(2.0 / 3), 1e-6);
+		CHECK_NEAR(r[1].df, 3, 0);
+		/* the same data unpaired: the offsets' spread in the interval */
+		struct diff_est u = point_difference(r[1].b, r[1].a, 0);
+		CHECK_STR(diff_method(&u), "unpaired");
+		CHECK_NEAR(u.mean, 10, 1e-9);
+		CHECK(u.ci > 100 * r[1].ci);
+		CHECK(u.mde > 100 * r[1].d.mde);
+		/* reps that do not match, a rep twice: Welch's */
+		CHECK_STR(diff_method(&r[3].d), "unpaired");
+		CHECK_EQ_U(r[3].d.pairs, 0);
+		CHECK_NEAR(r[3].ci, point_difference(r[3].b, r[3].a, 0).ci, 1e-12);
+		CHECK_NEAR(r[3].df, stats_welch(2000, 1000, 3, 2010, 1001, 3).df, 1e-6);
+		CHECK_STR(diff_method(&r[5].d), "unpaired");
+	}
+	layer_rows_free(r, n);
+
+	/* compare pairs only when asked (two sweeps' reps are not simultaneous) */
+	struct comparison c;
+	struct summary one = s;
+	compare_summaries(&c, &one, &s, 0.05, 1);
+	CHECK_STR(diff_method(&c.rows[0].d), "paired");
+	CHECK_NEAR(c.rows[0].d.mean, 0, 1e-12);
+	comparison_free(&c);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
+	strlist_free(&levels);
+}
+
+/* --verdict's rule and its three answers on made-up intervals. */
+static void verdicts(void)
+{
+	struct verdict_rule rule;
+	struct errbuf err;
+	double lo, hi;
+	CHECK(verdict_rule_parse(&rule, "mb_per_sec<-3%", &err) == 0);
+	CHECK_STR(rule.figure, "mb_per_sec");
+	CHECK(rule.below && rule.relative);
+	CHECK_NEAR(rule.threshold, -3, 0);
+
+	struct point pa = { 0 }, pb = { 0 };
+	struct comparison_row row = { .a = &pa, .b = &pb, .d = { .valid = 1 } };
+	row.change_lo_pct = -8, row.change_hi_pct = -4;
+	CHECK(verdict_of(&row, &rule, &lo, &hi) == VERDICT_BAD);
+	CHECK_NEAR(lo, -8, 0);
+	row.change_lo_pct = -2, row.change_hi_pct = 1;
+	CHECK(verdict_of(&row, &rule, &lo, &hi) == VERDICT_GOOD);
+	row.change_lo_pct = -4, row.change_hi_pct = 1;
+	CHECK(verdict_of(&row, &rule, &lo, &hi) == VERDICT_UNSURE);
+	row.d.valid = 0;
+	CHECK(verdict_of(&row, &rule, &lo, &hi) == VERDICT_UNSURE);
+	verdict_rule_free(&rule);
+
+	/* '>' and an absolute threshold: bad when B - A lies above 0.5 */
+	CHECK(verdict_rule_parse(&rule, "wall_us_per_op>0.5", &err) == 0);
+	CHECK(!rule.below && !rule.relative);
+	row.d = (struct diff_est){ .mean = 1, .ci = 0.25, .valid = 1 };
+	CHECK(verdict_of(&row, &rule, &lo, &hi) == VERDICT_BAD);
+	row.d.mean = 0.1;
+	CHECK(verdict_of(&row, &rule, &lo, &hi) == VERDICT_GOOD);
+	verdict_rule_free(&rule);
+
+	CHECK(verdict_rule_parse(&rule, "mb_per_sec", &err) < 0);
+	CHECK(strstr(err.msg, "FIGURE<THRESHOLD") != NULL);
+	CHECK(verdict_rule_parse(&rule, "mb_per_sec<-3%x", &err) < 0);
+	CHECK(verdict_rule_parse(&rule, "<3", &err) < 0);
+	CHECK(verdict_rule_parse(&rule, "mb_per_sec<", &err) < 0);
+}
+
 /* ---- CPU of a process tree ----------------------------------------------------- */
 
 static double own_cpu_s(void)
@@ -781,6 +912,9 @@ int main(void)
 	comparisons();
 	knob_points();
 	knob_comparisons();
+	difference_intervals();
+	paired_differences();
+	verdicts();
 	process_tree();
 	return test_done("test_stats");
 }

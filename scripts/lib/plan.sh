@@ -106,15 +106,45 @@ plan_points() { # BACKENDS CLIENTS SETTINGS (each one a line) NET-BACKENDS(a,b o
 	done
 }
 
-# Runs "rep|point": rep 1 of every point, then rep 2, ...: drift of the
-# machine spreads over all points instead of landing on some.
-plan_runs() { # POINTS REPS
-	local rep p points
-	mapfile -t points <<<"$1"
-	for ((rep = 1; rep <= $2; rep++)); do
-		for p in "${points[@]}"; do echo "$rep|$p"; done
+# Shuffles the array named NAME in place with bash's RANDOM (Fisher-Yates).
+# In the caller's shell, not in a pipeline or $(...): a subshell reseeds
+# RANDOM, and the same seed must give the same order.
+plan_shuffle() { # NAME
+	local -n arr="$1"
+	local i j tmp
+	for ((i = ${#arr[@]} - 1; i > 0; i--)); do
+		j=$((RANDOM % (i + 1)))
+		tmp="${arr[i]}"
+		arr[i]="${arr[j]}"
+		arr[j]="$tmp"
 	done
 }
+
+# Runs "rep|point": rep 1 of every point, then rep 2, ...: drift of the
+# machine spreads over all points instead of landing on some. Within a rep,
+# the points of one client count run back to back in an order shuffled
+# anew each time (RANDOM seeded with SEED): the two levels of a layer (pipe
+# and nop, offload off and on) run close together, so the differences of a
+# rep pair up (tbench-stats decompose), and no level is always first.
+plan_runs() { # POINTS REPS SEED
+	local rep c p clients group
+	RANDOM="$3"
+	mapfile -t clients < <(cut -d'|' -f2 <<<"$1" | awk '!seen[$0]++')
+	for ((rep = 1; rep <= $2; rep++)); do
+		for c in "${clients[@]}"; do
+			mapfile -t group < <(awk -F'|' -v c="$c" '$2 == c' <<<"$1")
+			plan_shuffle group
+			for p in "${group[@]}"; do echo "$rep|$p"; done
+		done
+	done
+}
+
+# A seed for plan_runs: 0 .. 2^31 - 1.
+plan_new_seed() {
+	echo $(((RANDOM << 16 | RANDOM) ^ $$ ^ $(date +%s)))
+}
+
+is_seed() { [[ "$1" =~ ^[0-9]{1,10}$ ]] && [ "$1" -le 2147483647 ]; }
 
 # The runs not done yet: DONE has "backend<TAB>clients<TAB>offload<TAB>
 # <the KNOB-COLUMNS...><TAB>rep" lines (tbench-stats select --tsv of runs.csv).
