@@ -90,9 +90,13 @@ run_build() {
 		return 0
 	fi
 	echo "== $name: make $target, $jobs at once (built in $((SECONDS - t0)) s)"
-	(cd "$dir" && make -j"$jobs" "$target" 2>&1) |
+	(cd "$dir" && make -j"$jobs" "$target" 2>&1) | tee "$dir/check.log" |
 		awk -v b="$name" '/^(PASS|FAIL|SKIP|XFAIL|XPASS|ERROR): / { print b ": " $0; fflush() }' |
 		tee -a "$times" || true
+	if [ ! -f "$dir/test-suite.log" ]; then
+		tail -20 "$dir/check.log"
+		echo "== $name: make $target ended before any test ran (above; all of it in $dir/check.log)"
+	fi
 	echo "== $name: $(grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$dir/test-suite.log" 2>/dev/null | tr '\n' ' ')in $((SECONDS - t0)) s"
 	count "$dir"
 	show_failures "$dir"
