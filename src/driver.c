@@ -844,6 +844,7 @@ static void driver_free(struct driver *d, bool clients_stuck)
 	if (d->passes && !in_use)
 		munmap(d->passes, d->passes_size);
 	cost_close(&d->cost);
+	noise_free(&d->noise);
 	free(d->threads);
 	free(d->pids);
 	free(d->args);
@@ -872,6 +873,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 	if (d.cost.started) {
 		sample_cost(&d, &d.cost.end, &d.noise.end, true);
 		d.cost.ended = d.noise.ended = true;
+		noise_finish(&d.noise);
 	}
 
 	bool stuck = reap_all(&d, stop_clients(&d) > 0);

@@ -3,11 +3,12 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 const char *const noise_reason_name[NOISE_REASONS] = {
-	"steal", "other_cpu", "outside_load", "stall", "overrun",
+	"steal", "other_cpu", "stall", "overrun",
 };
 
 /* A look of the driver this long after the one before: the driver did not
@@ -43,7 +44,27 @@ void noise_sample(struct noise_sample *s, uint64_t now)
 	s->cpus = cpus > 0 ? (unsigned)cpus : 1;
 	s->sys_ok = proc_system_read(&s->sys) == 0;
 	s->loadavg_ok = proc_loadavg_read(&s->loadavg) == 0;
+	s->outside_ok = proc_outside_tasks(getpid(), &s->outside) == 0;
+	struct proc_stat self;
+	long hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	if (proc_stat_read("/proc/thread-self/stat", &self) == 0)
+		s->driver_s = (double)(self.utime + self.stime) / hz;
 	read_frequencies(s);
+}
+
+void noise_finish(struct noise *n)
+{
+	n->outside_known = n->start.outside_ok && n->end.outside_ok;
+	if (n->outside_known)
+		n->outside_ns = proc_tasks_grew(&n->start.outside, &n->end.outside);
+	noise_free(n);
+}
+
+void noise_free(struct noise *n)
+{
+	free(n->start.outside.t);
+	free(n->end.outside.t);
+	n->start.outside = n->end.outside = (struct task_ns_list){ 0 };
 }
 
 void noise_start_watch(struct noise *n, uint64_t lines, uint64_t now)
@@ -69,10 +90,13 @@ void noise_watch(struct noise *n, uint64_t lines, bool waiting, uint64_t now)
 	n->look_ns = now;
 }
 
-static uint64_t task_clock_ns(const struct task_times *t)
+/* The run's user and system time: the accounting /proc/stat's busy time
+ * comes from. Its task clock (schedstat) leaves out time the busy time
+ * has, such as switching, and parts from it by several percent of
+ * capacity when the run switches often. */
+static double run_cpu_s(const struct cost_sample *c, const struct noise_sample *s)
 {
-	/* Without schedstat, the ticks of user and system time. */
-	return t->exec_ns ? t->exec_ns : (uint64_t)((t->user_s + t->sys_s) * 1e9);
+	return c->clients.user_s + c->clients.sys_s + c->servers.user_s + c->servers.sys_s + s->driver_s;
 }
 
 /* Steal and other tasks' CPU as shares of the capacity. irq and softirq
@@ -87,17 +111,18 @@ static void judge_cpu(const struct noise *n, const struct cost *c, struct noise_
 	f->sys_known = n->start.sys_ok && n->end.sys_ok && capacity_s > 0;
 	if (!f->sys_known)
 		return;
-	uint64_t own_start = task_clock_ns(&c->start.clients) + task_clock_ns(&c->start.servers);
-	uint64_t own_end = task_clock_ns(&c->end.clients) + task_clock_ns(&c->end.servers);
-	double own_s = own_end > own_start ? (own_end - own_start) / 1e9 : 0;
+	double own_s = run_cpu_s(&c->end, &n->end) - run_cpu_s(&c->start, &n->start);
 	double busy_s = (double)(b->busy - a->busy) / hz, steal_s = (double)(b->steal - a->steal) / hz;
 
 	f->steal_pct = 100 * steal_s / capacity_s;
 	f->other_cpu_pct = busy_s > own_s ? 100 * (busy_s - own_s) / capacity_s : 0;
-	/* Runnable at each sample, less the run's and the driver reading them. */
-	double out_a = (double)a->procs_running - 1 - c->start.clients.running - c->start.servers.running;
-	double out_b = (double)b->procs_running - 1 - c->end.clients.running - c->end.servers.running;
-	f->outside_runnable = ((out_a > 0 ? out_a : 0) + (out_b > 0 ? out_b : 0)) / 2;
+	/* The other tasks' run time and run-queue wait over the phase: the
+	 * number of them that wanted a CPU, on average. procs_running, read at
+	 * two instants, is noisy, and also counts tasks the scheduler keeps
+	 * queued while they go to sleep (delayed dequeue). Not judged: their
+	 * wait grows with the run's own load; other_cpu judges their use. */
+	if (n->outside_known)
+		f->outside_runnable = n->outside_ns / 1e9 / f->wall_s;
 }
 
 static void judge_frequency(const struct noise *n, struct noise_figures *f)
@@ -124,8 +149,6 @@ static void judge_reasons(struct noise_figures *f)
 		f->reasons |= 1u << NOISE_STEAL;
 	if (f->sys_known && long_enough && f->other_cpu_pct > NOISE_OTHER_CPU_PCT)
 		f->reasons |= 1u << NOISE_OTHER_CPU;
-	if (f->sys_known && f->outside_runnable > f->outside_limit)
-		f->reasons |= 1u << NOISE_OUTSIDE_LOAD;
 	if (f->longest_stall_s >= NOISE_STALL_S)
 		f->reasons |= 1u << NOISE_STALL;
 	if (isfinite(f->overrun_s) && f->overrun_s > f->overrun_limit_s)
@@ -142,7 +165,6 @@ void noise_judge(const struct noise *n, const struct cost *c, double timelimit, 
 		return;
 	f->wall_s = (n->end.at_ns - n->start.at_ns) / 1e9;
 	f->cpus = n->end.cpus;
-	f->outside_limit = f->cpus / 2.0 > 1 ? f->cpus / 2.0 : 1;
 	f->loadavg_start = n->start.loadavg_ok ? n->start.loadavg : NAN;
 	f->loadavg_end = n->end.loadavg_ok ? n->end.loadavg : NAN;
 	uint64_t mig_a = c->start.clients.migrations + c->start.servers.migrations;
@@ -175,9 +197,6 @@ void noise_describe(const struct noise_figures *f, char *out, size_t size)
 		else if (i == NOISE_OTHER_CPU)
 			w = snprintf(out + len, size - len, "%sother tasks used %.1f%% of the CPU capacity "
 				     "(over %g%%)", sep, f->other_cpu_pct, NOISE_OTHER_CPU_PCT);
-		else if (i == NOISE_OUTSIDE_LOAD)
-			w = snprintf(out + len, size - len, "%s%.1f runnable tasks outside the run (over %g)",
-				     sep, f->outside_runnable, f->outside_limit);
 		else if (i == NOISE_STALL)
 			w = snprintf(out + len, size - len, "%sno client progressed for %.1f s (%g s or more)",
 				     sep, f->longest_stall_s, NOISE_STALL_S);

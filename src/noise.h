@@ -27,8 +27,10 @@
 struct noise_sample {
 	uint64_t at_ns;
 	struct system_times sys;
-	bool sys_ok, loadavg_ok;
+	bool sys_ok, loadavg_ok, outside_ok;
 	double loadavg;
+	struct task_ns_list outside;        /* the tasks not the run's, and their times */
+	double driver_s;                    /* the sampling thread's own CPU time */
 	unsigned cpus;                      /* online */
 	unsigned freq_cpus;                 /* CPUs whose frequency was read: 0, not exposed */
 	uint32_t freq_khz[NOISE_MAX_CPUS];  /* 0 where not read */
@@ -37,12 +39,14 @@ struct noise_sample {
 struct noise {
 	struct noise_sample start, end;
 	bool started, ended;
+	bool outside_known;         /* outside_ns read: the tasks at both samples were */
+	uint64_t outside_ns;        /* the other tasks' run time and run-queue wait between */
 	/* The stall watch: loadfile lines reached by all clients at the last
 	 * look, when they last moved, the last look, the longest gap seen. */
 	uint64_t lines, progress_ns, look_ns, longest_stall_ns;
 };
 
-enum noise_reason { NOISE_STEAL, NOISE_OTHER_CPU, NOISE_OUTSIDE_LOAD, NOISE_STALL, NOISE_OVERRUN,
+enum noise_reason { NOISE_STEAL, NOISE_OTHER_CPU, NOISE_STALL, NOISE_OVERRUN,
 		    NOISE_REASONS };
 extern const char *const noise_reason_name[NOISE_REASONS];
 
@@ -53,8 +57,7 @@ struct noise_figures {
 	double wall_s;
 	unsigned cpus;
 	double steal_pct, other_cpu_pct;   /* of wall_s × cpus */
-	double outside_runnable;    /* mean of the two samples */
-	double outside_limit;       /* its threshold: half the online CPUs, at least 1 */
+	double outside_runnable;    /* tasks not the run's running or waiting to run, on average */
 	double loadavg_start, loadavg_end;  /* NaN where not read */
 	uint64_t migrations;
 	unsigned freq_cpus, freq_changed_cpus;
@@ -65,6 +68,10 @@ struct noise_figures {
 };
 
 void noise_sample(struct noise_sample *s, uint64_t now);
+/* After the end sample: the other tasks' times between the two, their
+ * lists freed. noise_free frees them where no end sample came. */
+void noise_finish(struct noise *n);
+void noise_free(struct noise *n);
 /* The stall watch, at each look of the driver during the execute phase:
  * lines reached by all clients; `waiting`, a client waits by the loadfile's
  * or -R's wish, so that no progress is no stall. */

@@ -2,6 +2,7 @@
 #ifndef TBENCH_PROCFS_H
 #define TBENCH_PROCFS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 struct proc_stat {
@@ -17,7 +18,8 @@ struct proc_stat {
 int proc_stat_read(const char *path, struct proc_stat *st);
 
 /* The machine's CPU time from /proc/stat's "cpu" line, in clock ticks
- * (USER_HZ), every CPU summed, and its runnable tasks at the moment read. */
+ * (USER_HZ), every CPU summed, and its procs_running at the moment read
+ * (which kernels with delayed dequeue inflate with tasks about to sleep). */
 struct system_times {
 	unsigned long long busy;     /* user + nice + system: tasks' CPU time */
 	unsigned long long irq;      /* irq + softirq */
@@ -28,6 +30,22 @@ struct system_times {
 
 /* 0, or -1 when /proc/stat cannot be read or is not Linux's. */
 int proc_system_read(struct system_times *t);
+/* Tasks (threads) and the time each has run or waited to run
+ * (/proc/PID/task/TID/schedstat), sorted by TID. */
+struct task_ns {
+	pid_t tid;
+	uint64_t ns;
+};
+struct task_ns_list {
+	struct task_ns *t;
+	size_t n;
+};
+/* Every user-space task that is neither process root nor one of its
+ * descendants: 0, or -1 when /proc cannot be read (out->t to free). */
+int proc_outside_tasks(pid_t root, struct task_ns_list *out);
+/* What the tasks of after ran or waited since before, a task that began
+ * in between counted whole; a task gone in between drops out. */
+uint64_t proc_tasks_grew(const struct task_ns_list *before, const struct task_ns_list *after);
 /* /proc/loadavg's one-minute average: 0, or -1. */
 int proc_loadavg_read(double *one_minute);
 

@@ -573,8 +573,8 @@ static void json_noise(FILE *f, const struct run_config *cfg, const struct run_r
 		fprintf(f, "{ \"exposed\": false },\n    ");
 	json_num_or_null(f, "longest_stall_s", n.longest_stall_s, ", ");
 	json_num_or_null(f, "overrun_s", n.overrun_s, ",\n    ");
-	fprintf(f, "\"thresholds\": { \"steal_pct\": %g, \"other_cpu_pct\": %g, \"outside_runnable\": %g, "
-		"\"stall_s\": %g, ", NOISE_STEAL_PCT, NOISE_OTHER_CPU_PCT, n.outside_limit, NOISE_STALL_S);
+	fprintf(f, "\"thresholds\": { \"steal_pct\": %g, \"other_cpu_pct\": %g, \"stall_s\": %g, ",
+		NOISE_STEAL_PCT, NOISE_OTHER_CPU_PCT, NOISE_STALL_S);
 	json_num_or_null(f, "overrun_s", n.overrun_limit_s, ", ");
 	fprintf(f, "\"min_judged_s\": %g },\n    \"disturbed\": %s, \"reasons\": [",
 		NOISE_MIN_JUDGED_S, n.reasons ? "true" : "false");
