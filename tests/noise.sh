@@ -9,6 +9,7 @@ set -euo pipefail
 . "${top_srcdir:-.}/tests/testlib.sh"
 # shellcheck source=scripts/lib/quiet.sh
 . "$SRCDIR/scripts/lib/quiet.sh"
+unset TBENCH_KEEP_DISTURBED   # disturbed runs left out is what is tested here
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
 LOAD="$SRCDIR/loadfiles/default.txt"
 TINY="$SRCDIR/loadfiles/tiny.txt"

@@ -24,9 +24,6 @@ PLOT="$SRCDIR/scripts/tbench-plot"
 TBENCH="$(cd "$(dirname "$TBENCH")" && pwd)/$(basename "$TBENCH")"
 STATS="$(dirname "$TBENCH")/tbench-stats"
 export TBENCH TBENCH_STATS="$STATS"
-# The sweep's workings are tested here, on whatever machine: runs that a
-# shared machine disturbs still count (tests/noise.sh tests leaving them out).
-export TBENCH_KEEP_DISTURBED=1
 
 # A backend that crosses lo (tcp) when there is one; else pipe and nop with
 # --all-offloads, so that on/off still happens on the namespace's lo.

@@ -151,11 +151,25 @@ knob_combos() { # BACKEND
 # The value of NAME in a run's knob words: the one asked for, n/a, or "-"
 # when the sweep does not vary it (the system's default).
 knob_value() { # KNOBS NAME
+	local v
+	knob_get v "$1" "$2"
+	echo "$v"
+}
+
+# knob_get VAR KNOBS NAME: knob_value into VAR, in this shell: a plan calls
+# it for every knob of every run, and a $(...) is a fork each time.
+knob_get() {
+	# shellcheck disable=SC2034  # a nameref: the caller's variable is set
+	local -n knob_get_out="$1"
 	local w
-	for w in $1; do
-		[ "${w%%=*}" != "$2" ] || { echo "${w#*=}"; return; }
+	knob_get_out=-
+	for w in $2; do
+		if [ "${w%%=*}" = "$3" ]; then
+			# shellcheck disable=SC2034
+			knob_get_out="${w#*=}"
+			return 0
+		fi
 	done
-	echo -
 }
 
 # Status 0 for a value asked for, 1 for "-" (not varied) and n/a.
@@ -195,7 +209,7 @@ knob_sockopts() { # KNOBS
 	local k v opts="" nodelay=TCP_NODELAY any=0
 	for k in "${KNOB_NAMES[@]}"; do
 		[[ "${KNOB_APPLY[$k]}" == sockopt:* ]] || continue
-		v="$(knob_value "$1" "$k")"
+		knob_get v "$1" "$k"
 		knob_given "$v" || continue
 		any=1
 		case "$v" in on) v=1 ;; off) v=0 ;; esac
@@ -211,7 +225,7 @@ knob_sockopts() { # KNOBS
 knob_tbench_args() { # KNOBS TBENCH_NS OWN_SERVER
 	local k v opts cpus scpus
 	for k in "${KNOB_NAMES[@]}"; do
-		v="$(knob_value "$1" "$k")"
+		knob_get v "$1" "$k"
 		knob_given "$v" || continue
 		case "${KNOB_APPLY[$k]}" in
 		opt:--mtu) [ "$2" -eq 0 ] || printf '%s\n' --mtu "$v" ;;
@@ -242,7 +256,7 @@ knob_device_settings() { # KNOBS
 	local k v
 	for k in "${KNOB_NAMES[@]}"; do
 		case "${KNOB_DEVICE[$k]}" in - | offloads) continue ;; esac
-		v="$(knob_value "$1" "$k")"
+		knob_get v "$1" "$k"
 		! knob_given "$v" || echo "${KNOB_DEVICE[$k]} $v"
 	done
 }
@@ -270,7 +284,7 @@ knob_json_at() { # JSON PATH
 knob_check_json() { # JSON KNOBS TBENCH_NS OWN_SERVER
 	local k v path want cpus scpus
 	for k in "${KNOB_NAMES[@]}"; do
-		v="$(knob_value "$2" "$k")"
+		knob_get v "$2" "$k"
 		knob_given "$v" || continue
 		[[ "${KNOB_READBACK[$k]}" == json:* ]] || continue
 		[ "${KNOB_DEVICE[$k]}" = - ] || [ "$3" -eq 1 ] || continue   # the sweep read the device back
@@ -338,5 +352,8 @@ knob_set_args() { # KNOBS OFFLOAD-LABEL NET(0|1)
 			printf '%s\n' --set "$k=$v"
 		done
 	fi
-	for k in "${KNOB_COLUMNS[@]}"; do printf '%s\n' --set "$k=$(knob_value "$1" "$k")"; done
+	for k in "${KNOB_COLUMNS[@]}"; do
+		knob_get v "$1" "$k"
+		printf '%s\n' --set "$k=$v"
+	done
 }

@@ -150,7 +150,7 @@ is_seed() { [[ "$1" =~ ^[0-9]{1,10}$ ]] && [ "$1" -le 2147483647 ]; }
 # <the KNOB-COLUMNS...><TAB>rep" lines (tbench-stats select --tsv of runs.csv).
 plan_todo() { # RUNS DONE [KNOB-COLUMN...]
 	local -A done_runs=()
-	local line b c o r k rest knobs key
+	local line b c o r k rest knobs key v
 	while IFS= read -r line; do
 		[ -z "$line" ] || done_runs["${line//$'\t'/|}"]=1
 	done <<<"$2"
@@ -159,7 +159,10 @@ plan_todo() { # RUNS DONE [KNOB-COLUMN...]
 		IFS='|' read -r r b c o rest <<<"$line"
 		knobs="${line##*|}"
 		key="$b|$c|$o"
-		for k in "${@:3}"; do key+="|$(knob_value "$knobs" "$k")"; done
+		for k in "${@:3}"; do
+			knob_get v "$knobs" "$k"
+			key+="|$v"
+		done
 		[ -n "${done_runs["$key|$r"]:-}" ] || echo "$line"
 	done <<<"$1"
 }
