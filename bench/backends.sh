@@ -17,6 +17,9 @@
 # Backticks in printf formats below are Markdown, not command substitution.
 # shellcheck disable=SC2016
 set -euo pipefail
+# shellcheck source=scripts/lib/quiet.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+tb_bench_lock bench/backends.sh "$@"   # never beside the test suite or another benchmark
 
 prog=${0##*/}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

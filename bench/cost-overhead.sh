@@ -8,6 +8,9 @@
 #
 # Writes PREFIX.csv and PREFIX.md. Run it on an otherwise idle machine.
 set -euo pipefail
+# shellcheck source=scripts/lib/quiet.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+tb_bench_lock bench/cost-overhead.sh "$@"   # never beside the test suite or another benchmark
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 TBENCH="${TBENCH:-$here/build/tbench}"

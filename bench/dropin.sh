@@ -11,6 +11,9 @@
 # ratios per client count). Needs dbench 4.0 (Debian: apt-get install dbench)
 # and unshare; run it on an otherwise idle machine.
 set -euo pipefail
+# shellcheck source=scripts/lib/quiet.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+tb_bench_lock bench/dropin.sh "$@"   # never beside the test suite or another benchmark
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD:-$here}"

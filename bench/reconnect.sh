@@ -13,13 +13,16 @@
 # OUT/bench-reconnect.csv (every run) and OUT/bench-reconnect.md (medians,
 # ratios, client CPU and switches per connection), then
 # OUT/bench-reconnect-notes.md if it exists (the reading). Run as root from
-# the build directory (after `make tbench tbench_srv bench/bench_crr`),
-# under the machine's benchmark lock if it has one. Environment: LOADFILE
+# the build directory (after `make tbench tbench_srv bench/bench_crr`); it
+# takes the quiet-machine lock (scripts/lib/quiet.sh). Environment: LOADFILE
 # (dbench's client.txt, else ours), CLIENTS (1,2,8,32,64), REPS (5),
 # WARMUP (1), SECS (3), OUT (the source tree's results/), TABLE_ONLY (1: the
 # table again from the CSV, nothing measured), KEEP (a directory for each
 # run's tbench JSON and server log, as CLIENTS-REP-VARIANT.*).
 set -euo pipefail
+# shellcheck source=scripts/lib/quiet.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+tb_bench_lock bench/reconnect.sh "$@"   # never beside the test suite or another benchmark
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")
@@ -154,7 +157,7 @@ fi
 		"$(uname -r)" "$loadfile" "$reps" "$secs" "$warmup" "$port" "$load_before" \
 		"$(if [[ ${TABLE_ONLY:-0} == 1 ]]; then echo '(see the CSV)'; else cut -d' ' -f1-3 /proc/loadavg; fi)"
 	# shellcheck disable=SC2016  # the backticks are Markdown
-	printf '\nCommand, in the build directory: `flock /work/notes/bench.lock env CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/reconnect.sh`. Medians of the reps; conn/s: connections (each with one exchange) per second of the measured window; client CPU and switches per connection: of the client processes only (tbench: its --json cost figures; bare: getrusage), the server being the same for both.\n\n' \
+	printf '\nCommand, in the build directory, under the quiet-machine lock (scripts/lib/quiet.sh): `env CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/reconnect.sh`. Medians of the reps; conn/s: connections (each with one exchange) per second of the measured window; client CPU and switches per connection: of the client processes only (tbench: its --json cost figures; bare: getrusage), the server being the same for both.\n\n' \
 		"$clients" "$reps" "$warmup" "$secs"
 	table
 } >"$out/bench-reconnect.md"

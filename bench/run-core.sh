@@ -21,6 +21,9 @@
 # new one, e.g. to redo one part). The tables are always written from the
 # whole CSV, after the measurements.
 set -euo pipefail
+# shellcheck source=scripts/lib/quiet.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+tb_bench_lock bench/run-core.sh "$@"   # never beside the test suite or another benchmark
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")

@@ -9,12 +9,15 @@
 # Repetitions interleaved, the order of each pair reversed every other one.
 # Writes OUT/bench-NAME.csv (every run) and OUT/bench-NAME.md (medians and
 # ratios), then OUT/bench-NAME-notes.md if it exists (the reading). Run from
-# the build directory (after `make tbench bench/bench_shm`), under the
-# machine's benchmark lock if it has one. Environment: LOADFILE (dbench's
+# the build directory (after `make tbench bench/bench_shm`); it takes the
+# quiet-machine lock (scripts/lib/quiet.sh). Environment: LOADFILE (dbench's
 # client.txt, else ours), CLIENTS (1,2,8,32), REPS (5), WARMUP (1), SECS (3),
 # OUT (the source tree's results/), TABLE_ONLY (1: the tables again from the
 # CSV, nothing measured), URING (tbench's --uring LIST for the uring runs).
 set -euo pipefail
+# shellcheck source=scripts/lib/quiet.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+tb_bench_lock bench/shm-uring.sh "$@"   # never beside the test suite or another benchmark
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")
@@ -108,7 +111,7 @@ fi
 		"$started" "$(uname -n)" "$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" \
 		"$(uname -r)" "$loadfile" "$reps" "$secs" "$warmup"
 	# shellcheck disable=SC2016  # the backticks are Markdown
-	printf 'Command, in the build directory, under the benchmark lock (flock): `CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/shm-uring.sh %s`.\n\n' \
+	printf 'Command, in the build directory, under the quiet-machine lock (scripts/lib/quiet.sh): `CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/shm-uring.sh %s`.\n\n' \
 		"$clients" "$reps" "$warmup" "$secs" "$name"
 	if [[ $name == shm ]]; then table bare tbench ops/s 0.95; else table tcp uring MB/s ""; fi
 } >"$out/bench-$name.md"

@@ -21,6 +21,17 @@ tb_quiet_lock() {
 	printf '%s (pid %s) since %s\n' "$who" "$$" "$(date -u '+%H:%M:%S UTC')" >"$lock" 2>/dev/null || true
 }
 
+# tb_bench_lock WHO ARGS...: a benchmark's tb_quiet_lock, taken unless its
+# arguments only ask for its help.
+tb_bench_lock() {
+	local who="$1" a
+	shift
+	for a in "$@"; do
+		case "$a" in -h | --help) return 0 ;; esac
+	done
+	tb_quiet_lock "$who"
+}
+
 # tb_cpu_jiffies: "busy steal total" summed over every CPU, from /proc/stat.
 tb_cpu_jiffies() {
 	awk '$1 == "cpu" { busy = $2 + $3 + $4 + $7 + $8; print busy, $9, busy + $5 + $6 + $9; exit }' /proc/stat
