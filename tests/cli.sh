@@ -219,11 +219,14 @@ default_loadfile() {
 	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
 }
 
-# free_port: a port of 127.0.0.1 nothing listens on, from the ephemeral range.
+# free_port: a port of 127.0.0.1 nothing listens on, below the kernel's
+# range of local ports: in that range a client of another test (make check
+# -j) can take it between the look and the bind.
 free_port() {
-	local port i
+	local port i low
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
 	for ((i = 0; i < 50; i++)); do
-		port=$((32768 + RANDOM % 28000))
+		port=$((10000 + RANDOM % (low > 11000 ? low - 10000 : 1000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
 			echo "$port"
 			return 0
