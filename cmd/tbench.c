@@ -168,8 +168,7 @@ static void report_end(const struct run_result *res)
 	if (res->status == RUN_FAILED)
 		fprintf(stderr, "tbench: run failed: %s\n", res->error[0] ? res->error : "no reason given");
 	else if (res->status == RUN_INTERRUPTED && !res->executed)
-		fprintf(stderr, "tbench: interrupted during the warm-up, before the execute phase: "
-			"nothing was measured\n");
+		fprintf(stderr, "tbench: interrupted during the warm-up: nothing was measured\n");
 }
 
 int main(int argc, char **argv)
