@@ -185,8 +185,9 @@ mm_split_lines() {
 mmtests_unusable() {
 	if [ -z "$MMTESTS_DIR" ]; then
 		echo "MMTESTS_DIR is not set (a checkout of mmtests)"
-	elif [ ! -f "$MMTESTS_DIR/bin/extract-mmtests.pl" ] || [ ! -f "$MMTESTS_DIR/shellpack_src/src/tbench/tbench-bench" ]; then
-		echo "$MMTESTS_DIR has no bin/extract-mmtests.pl or shellpack_src/src/tbench/tbench-bench"
+	elif [ ! -f "$MMTESTS_DIR/bin/extract-mmtests.pl" ] || [ ! -f "$MMTESTS_DIR/shellpack_src/src/tbench/tbench-bench" ] ||
+		[ ! -x "$MMTESTS_DIR/shellpack_src/src/tbench/parse-results" ]; then
+		echo "$MMTESTS_DIR has no bin/extract-mmtests.pl, shellpack_src/src/tbench/tbench-bench or parse-results"
 	elif ! mm_split_lines | grep -q 'benchlog-op'; then
 		echo "tbench-bench has no '# Split out logs' block any more"
 	elif ! command -v xz >/dev/null || ! perl -e 'use YAML::PP; use File::Slurp;' 2>/dev/null; then
@@ -222,6 +223,11 @@ mm_metrics() {
 	: >"$out"
 	: >"$out.bad"
 	eval "$(mm_split_lines)" || echo "split: tbench-bench's lines failed" >>"$out.bad"
+	# Its parse-results first: extract-mmtests.pl drops a row whose value is
+	# not a number, and the figures would go on without it, unseen.
+	"$MMTESTS_DIR/shellpack_src/src/tbench/parse-results" "$LOGDIR_RESULTS" |
+		awk -F '\t' -v num="$NUM" '$5 !~ num { print "parse-results: " $0 }' >>"$out.bad" ||
+		echo "parse-results failed" >>"$out.bad"
 	for s in loadfile tput op; do
 		rc=0
 		perl "$MMTESTS_DIR/bin/extract-mmtests.pl" -d "$root" -n run -b tbench \
