@@ -168,8 +168,7 @@ static void report_end(const struct run_result *res)
 	if (res->status == RUN_FAILED)
 		fprintf(stderr, "tbench: run failed: %s\n", res->error[0] ? res->error : "no reason given");
 	else if (res->status == RUN_INTERRUPTED && !res->executed)
-		fprintf(stderr, "tbench: interrupted during the warm-up, before the execute phase: "
-			"nothing was measured\n");
+		fprintf(stderr, "tbench: interrupted during the warm-up: nothing was measured\n");
 }
 
 int main(int argc, char **argv)
@@ -216,6 +215,14 @@ int main(int argc, char **argv)
 	report_header(stdout, &o.run, &o.report);
 
 	driver_run(&o.run, &res);
+	/* The notes on stderr come before the table: mmtests keeps stdout and
+	 * stderr in one log and takes every line after " Operation" for an
+	 * operation, so a note after the table breaks its extraction. */
+	fflush(stdout);
+	report_end(&res);
+	report_notes(stderr, &o.run, &o.report, &res);
+	report_disturbed(stderr, &o.run, &res);
+	enum run_status measured = res.status;
 	/* A run stopped before it measured prints no table; one that failed or
 	 * was interrupted prints no Throughput line (report_notes: its figures). */
 	if (res.executed)
@@ -230,9 +237,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tbench: %s\n", err.msg);
 		res.status = RUN_FAILED;
 	}
-	report_end(&res);
-	report_notes(stderr, &o.run, &o.report, &res);
-	report_disturbed(stderr, &o.run, &res);
+	if (res.status != measured)   /* the results could not be shown or written */
+		report_end(&res);
 	enum run_status status = res.status;
 	run_result_free(&res);
 	loadfile_free(&lf);

@@ -426,11 +426,14 @@ static void note_late(struct driver *d, uint64_t now, uint64_t due, unsigned sec
 		d->worst_late_ns = now - due;
 	if (d->late_lines++)
 		return;
-	if (sec)
-		snprintf(what, sizeof(what), "the %s line of second %u",
-			 d->phase == PHASE_EXECUTE ? "execute" : "warmup", sec);
+	/* No "execute" on stderr: mmtests greps its log of both streams for
+	 * it and takes each such line for a progress line. */
+	if (sec && d->phase == PHASE_EXECUTE)
+		snprintf(what, sizeof(what), "the line of second %u after the warm-up", sec);
+	else if (sec)
+		snprintf(what, sizeof(what), "the warmup line of second %u", sec);
 	else
-		snprintf(what, sizeof(what), "the end of the execute phase");
+		snprintf(what, sizeof(what), "the end of the run");
 	fprintf(stderr, "tbench: warning: the driver got the CPU %.2f s after %s was due (more "
 		"than %.2f s): it does not get it in time with %u clients on this machine; lines "
 		"follow the clock and seconds without one are left out\n", (now - due) / 1e9, what,

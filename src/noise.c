@@ -201,7 +201,7 @@ void noise_describe(const struct noise_figures *f, char *out, size_t size)
 			w = snprintf(out + len, size - len, "%sno client progressed for %.1f s (%g s or more)",
 				     sep, f->longest_stall_s, NOISE_STALL_S);
 		else
-			w = snprintf(out + len, size - len, "%sthe execute phase overran -t by %.1f s (over %g s)",
+			w = snprintf(out + len, size - len, "%sthe run overran -t by %.1f s (over %g s)",
 				     sep, f->overrun_s, f->overrun_limit_s);
 		len += w > 0 ? (size_t)w : 0;
 	}

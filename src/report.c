@@ -122,7 +122,7 @@ static void prefix_warning(FILE *f, const struct run_config *cfg, const struct r
 		sum += execute_ops(&res->clients[i]);
 	size_t n_ops = cfg->lf->n_ops;
 	double per_client_rate = (double)sum / res->nclients / res->execute_secs;
-	fprintf(f, "tbench: warning: in the execute phase a client replayed as few as %llu of the %zu "
+	fprintf(f, "tbench: warning: after the warm-up a client replayed as few as %llu of the %zu "
 		"operations of %s: the figure reflects that part of the loadfile, not its mix.",
 		(unsigned long long)least, n_ops, cfg->lf->path);
 	if (per_client_rate > 0)

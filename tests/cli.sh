@@ -128,7 +128,7 @@ output_format() {
 	expect_exit 0 "less than a pass" "$TBENCH" -b pipe 16 -t 1 --warmup 0 -q -c "$SRCDIR/loadfiles/default.txt" \
 		--json "$TL_TMP/prefix.json"
 	check "warns on standard error that the figure is a prefix" \
-		grep -q '^tbench: warning: in the execute phase a client replayed as few as [0-9]* of the [0-9]* operations' "$TL_TMP/err"
+		grep -q '^tbench: warning: after the warm-up a client replayed as few as [0-9]* of the [0-9]* operations' "$TL_TMP/err"
 	check "and not on standard output" only_dbench_lines "$TL_TMP/out"
 	check "the JSON says so, with each client's operations" \
 		jq -e '.result.less_than_a_pass and ([.clients[].ops] | min) < .settings.loadfile_ops' "$TL_TMP/prefix.json"
@@ -187,7 +187,7 @@ interrupt() {
 	wait "$pid" || rc=$?
 	check "Ctrl-C in the warm-up exits 1" [ "$rc" -eq 1 ]
 	check "no Throughput figure from the warm-up" bash -c "! grep -q '^Throughput' '$TL_TMP/warm.out'"
-	check "says nothing was measured" grep -q 'before the execute phase: nothing was measured' "$TL_TMP/warm.err"
+	check "says nothing was measured" grep -q 'interrupted during the warm-up: nothing was measured' "$TL_TMP/warm.err"
 	check "JSON: interrupted, no execute figures" jq -e '.result.status == "interrupted" and .result.mb_per_sec == null and .result.execute_s == null' "$TL_TMP/warm.json"
 }
 
