@@ -45,15 +45,16 @@ precision_status() { # STATS RUNS.CSV PCT FIGURE [KNOB-COLUMN...]
 	keys="$(printf '%s,' backend clients offload "${@:5}")"
 	# The notes on disturbed runs were said as each ended.
 	awk -F'\t' -v fig="$4" -v pct="$3" -v nk="$(($# - 4 + 3))" '
-	  FNR == 1 { file++ }
-	  file == 1 { k = $1; for (i = 2; i <= nk; i++) k = k "|" $i
-	              if (!(k in reps) || $(nk + 1) + 0 > reps[k]) reps[k] = $(nk + 1) + 0; next }
-	  file == 2 && FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	  file == 2 { k = $1; for (i = 2; i <= nk; i++) k = k "|" $i
-	              m = $col[fig "_mean"]; h = $col[fig "_ci95"]; p = ""
-	              if ($col["n"] >= 2 && m != "" && h != "" && m + 0 != 0)
-	                  p = sprintf("%.3f", 100 * h / (m < 0 ? -m : m))
-	              print k "\t" (k in reps ? reps[k] : 0) "\t" $col["n"] "\t" p "\t" (p != "" && p + 0 <= pct + 0 ? 1 : 0) }
+	  FILENAME == ARGV[1] {   # the runs: the highest rep of each point
+	    k = $1; for (i = 2; i <= nk; i++) k = k "|" $i
+	    if (!(k in reps) || $(nk + 1) + 0 > reps[k]) reps[k] = $(nk + 1) + 0
+	    next }
+	  FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	  { k = $1; for (i = 2; i <= nk; i++) k = k "|" $i
+	    m = $col[fig "_mean"]; h = $col[fig "_ci95"]; p = ""
+	    if ($col["n"] >= 2 && m != "" && h != "" && m + 0 != 0)
+	      p = sprintf("%.3f", 100 * h / (m < 0 ? -m : m))
+	    print k "\t" (k in reps ? reps[k] : 0) "\t" $col["n"] "\t" p "\t" (p != "" && p + 0 <= pct + 0 ? 1 : 0) }
 	' <("$1" select --columns "${keys}rep" --tsv "$2") \
 	  <("$1" summarize --keys "${keys%,}" --metrics "$4" "$2" 2> >(grep -v '^tbench-stats: note: .* disturbed run' >&2) |
 		tr , '\t')
