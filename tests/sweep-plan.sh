@@ -156,6 +156,58 @@ resume() {
 	expect_exit 1 "--resume of a runs.csv with other columns" "$SWEEP" -n "${common[@]}" --resume
 }
 
+# --precision: the plan states the rule, the runs and time from the
+# minimum to the maximum and the budget, and lists the minimum's reps;
+# usage errors name their flag; --resume keeps meta.json's rule.
+precision() {
+	local common=(--backends "pipe,nop" --clients 1 -t 1 --warmup 0) bad flag out="$TL_TMP/prec"
+	plan "${common[@]}" --precision 5 --reps 2 --max-reps 4 --budget 90
+	[ "$(wc -l <"$TL_TMP/runs")" -eq 4 ] && grep -q 'rep 2/4: ' "$TL_TMP/runs" && ! grep -q 'rep [34]/' "$TL_TMP/runs" &&
+		ok "--precision: the plan lists the first --reps reps" || not_ok "--precision runs: $(cat "$TL_TMP/runs")"
+	grep -Fq "precision: each point repeated until the 95% interval's half-width of cost_cpu_us is within 5% of its mean: at least 2 reps (--reps), at most 4 (--max-reps)" \
+		"$TL_TMP/out" && ok "--precision: states the rule, cost_cpu_us by default" ||
+		not_ok "--precision rule: $(grep precision "$TL_TMP/out")"
+	# 4 runs x (1 s + 1.5 s of start-up and recording) = 10 s; 8 runs 20 s
+	grep -Fq "  4 to 8 runs, 10s to 20s; no rep beyond the minimum starts that would end after --budget 1m30s" \
+		"$TL_TMP/out" && ok "--precision: runs, time and budget" || not_ok "--precision bounds: $(cat "$TL_TMP/out")"
+	plan "${common[@]}" --precision 2.5,mb_per_sec
+	grep -q 'half-width of mb_per_sec is within 2.5% of its mean: at least 3 reps (--reps), at most 10 (--max-reps)' \
+		"$TL_TMP/out" && ! grep -q 'budget' "$TL_TMP/out" &&
+		ok "--precision PCT,mb_per_sec; default reps 3 to 10, no budget" ||
+		not_ok "--precision mb_per_sec: $(grep precision "$TL_TMP/out")"
+	plan "${common[@]}" --precision 1,wall_us_per_op --reps 12
+	grep -q 'of wall_us_per_op is within 1% .* at least 12 reps (--reps), at most 12 (--max-reps)' "$TL_TMP/out" &&
+		ok "--precision PCT,wall_us_per_op; --max-reps at least --reps" || not_ok "wall: $(grep precision "$TL_TMP/out")"
+	plan "${common[@]}"
+	grep -q 'precision' "$TL_TMP/out" && not_ok "no rule without --precision" || ok "no rule without --precision"
+
+	for bad in "--precision abc|--precision" "--precision 0|--precision" "--precision 5,nosuch|--precision: unknown figure" \
+		"--precision 5 --reps 4 --max-reps 3|--max-reps" "--precision 5 --max-reps x|--max-reps" \
+		"--precision 5 --reps 1|--reps" "--precision 5 --budget 0|--budget" "--max-reps 5|--max-reps needs --precision" \
+		"--budget 60|--budget needs --precision"; do
+		flag="${bad#*|}"
+		# shellcheck disable=SC2086
+		expect_exit 2 "usage error: ${bad%|*}" "$SWEEP" -n "${common[@]}" ${bad%|*}
+		grep -q -- "^tbench-sweep: $flag" "$TL_TMP/err" && ok "names $flag" || not_ok "names $flag: $(cat "$TL_TMP/err")"
+	done
+
+	mkdir -p "$out"
+	"$STATS" row --header >"$out/runs.csv"
+	echo '{ "sweep": { "order_seed": 5, "precision": { "pct": 4, "figure": "mb_per_sec", "min_reps": 2, "max_reps": 7, "budget_s": null } } }' \
+		>"$out/meta.json"
+	plan "${common[@]}" --out "$out" --resume
+	grep -q 'half-width of mb_per_sec is within 4% of its mean: at least 2 reps (--reps), at most 7 (--max-reps)' "$TL_TMP/out" &&
+		[ "$(wc -l <"$TL_TMP/runs")" -eq 4 ] && ok "--resume: the sweep's precision rule" ||
+		not_ok "--resume rule: $(cat "$TL_TMP/out" "$TL_TMP/err")"
+	plan "${common[@]}" --out "$out" --resume --max-reps 9
+	grep -q 'at least 2 reps (--reps), at most 9 (--max-reps)' "$TL_TMP/out" && ok "--resume --max-reps: a new maximum" ||
+		not_ok "--resume --max-reps: $(grep precision "$TL_TMP/out")"
+	echo '{ "sweep": { "order_seed": 5 } }' >"$out/meta.json"
+	expect_exit 2 "--resume --max-reps of a sweep without --precision" "$SWEEP" -n "${common[@]}" --out "$out" --resume --max-reps 9
+	grep -q -- "--max-reps needs --precision PCT (the sweep in $out was not one of --precision)" "$TL_TMP/err" &&
+		ok "says why" || not_ok "says why: $(cat "$TL_TMP/err")"
+}
+
 # The run lines of the last plan as "what: tbench arguments after -q".
 plan_args() { sed "s|: $TBENCH .* -q |: |" "$TL_TMP/runs" | cut -d' ' -f2-; }
 
@@ -313,6 +365,7 @@ knobs
 knob_errors
 usage_errors
 resume
+precision
 resume_knobs
 which_tbench
 tl_done
