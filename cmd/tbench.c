@@ -223,11 +223,13 @@ int main(int argc, char **argv)
 	report_notes(stderr, &o.run, &o.report, &res);
 	report_disturbed(stderr, &o.run, &res);
 	enum run_status measured = res.status;
-	/* A run stopped before it measured prints no table; one that failed or
-	 * was interrupted prints no Throughput line (report_notes: its figures). */
-	if (res.executed)
+	/* Only a whole run prints its table, as dbench: harnesses take every
+	 * table they find for a result. A run cut short gives its partial
+	 * figures on stderr (report_notes) and its table in --json. */
+	bool whole = res.executed && res.status == RUN_OK;
+	if (whole)
 		report_summary(stdout, &o.run, &o.report, &res);
-	if (res.executed && o.cost) {
+	if (whole && o.cost) {
 		report_cost(stdout, &o.run, &o.report, &res);
 		report_noise(stdout, &o.run, &res);
 	}

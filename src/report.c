@@ -159,12 +159,8 @@ void report_summary(FILE *f, const struct run_config *cfg, const struct report_o
 	op_table(f, res->op, res->op);
 	if (ro->per_client)
 		per_client_results(f, res);
-	/* Parsers take a Throughput line for a result: a failed or
-	 * interrupted run's figures go to report_notes instead. */
-	if (res->status == RUN_OK) {
-		fprintf(f, "Throughput ");
-		throughput_figures(f, cfg, ro, res);
-	}
+	fprintf(f, "Throughput ");
+	throughput_figures(f, cfg, ro, res);
 	flush(f);
 }
 

@@ -20,8 +20,7 @@ void report_header(FILE *f, const struct run_config *cfg, const struct report_op
 void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
 		     double mb_per_sec, unsigned secs, double latency_ms);
 void report_cleanup(FILE *f, unsigned nclients, double secs);
-/* The operation table and, for a run that worked, the Throughput line, as
- * dbench prints them. */
+/* A whole run's operation table and Throughput line, as dbench prints them. */
 void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		    const struct run_result *res);
 /* What dbench does not print, for standard error: a failed or interrupted
