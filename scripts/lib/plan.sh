@@ -150,21 +150,28 @@ is_seed() { [[ "$1" =~ ^[0-9]{1,10}$ ]] && [ "$1" -le 2147483647 ]; }
 # <the KNOB-COLUMNS...><TAB>rep" lines (tbench-stats select --tsv of runs.csv).
 plan_todo() { # RUNS DONE [KNOB-COLUMN...]
 	local -A done_runs=()
-	local line b c o r k rest knobs key v
+	local line key
 	while IFS= read -r line; do
 		[ -z "$line" ] || done_runs["${line//$'\t'/|}"]=1
 	done <<<"$2"
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
-		IFS='|' read -r r b c o rest <<<"$line"
-		knobs="${line##*|}"
-		key="$b|$c|$o"
-		for k in "${@:3}"; do
-			knob_get v "$knobs" "$k"
-			key+="|$v"
-		done
-		[ -n "${done_runs["$key|$r"]:-}" ] || echo "$line"
+		plan_point_key key "${line#*|}" "${@:3}"
+		[ -n "${done_runs["$key|${line%%|*}"]:-}" ] || echo "$line"
 	done <<<"$1"
+}
+
+# A point's key as runs.csv and summary.csv say it: "backend|clients|offload|
+# value of each KNOB-COLUMN", from a plan_points record.
+plan_point_key() { # VAR POINT [KNOB-COLUMN...]
+	local -n plan_point_key_out="$1"
+	local b c o k v
+	IFS='|' read -r b c o _ <<<"$2"
+	plan_point_key_out="$b|$c|$o"
+	for k in "${@:3}"; do
+		knob_get v "${2##*|}" "$k"
+		plan_point_key_out+="|$v"
+	done
 }
 
 # A run's file name: pipe_c4_na_r1, tcp_c16_tso-off_r2, tcp_c1_on_mtu-1500_r1.

@@ -22,19 +22,6 @@ precision_parse() { # VALUE
 	PREC_PCT="$pct" PREC_FIGURE="$fig"
 }
 
-# A point's key as runs.csv and summary.csv say it: "backend|clients|offload|
-# value of each KNOB-COLUMN" (a plan_points record in, as plan_todo keys runs).
-precision_key() { # VAR POINT [KNOB-COLUMN...]
-	local -n precision_key_out="$1"
-	local b c o k v
-	IFS='|' read -r b c o _ <<<"$2"
-	precision_key_out="$b|$c|$o"
-	for k in "${@:3}"; do
-		knob_get v "${2##*|}" "$k"
-		precision_key_out+="|$v"
-	done
-}
-
 # Each point of runs.csv so far: "key<TAB>reps<TAB>n<TAB>half-width %<TAB>met",
 # reps the highest rep run, n the runs counted (ok and, unless
 # TBENCH_KEEP_DISTURBED=1, not disturbed), the half-width of the 95%
@@ -70,7 +57,7 @@ precision_unmet() { # POINTS STATUS [KNOB-COLUMN...]
 	done <<<"$2"
 	while IFS= read -r p; do
 		[ -n "$p" ] || continue
-		precision_key key "$p" "${@:3}"
+		plan_point_key key "$p" "${@:3}"
 		[ -n "${met["$key"]:-}" ] || echo "$p"
 	done <<<"$1"
 }
@@ -93,7 +80,7 @@ precision_report() { # POINTS STATUS WHY [KNOB-COLUMN...]
 	echo "$PROG: precision: the 95% interval's half-width of $PREC_FIGURE within $PREC_PCT% of the mean:"
 	while IFS= read -r pt; do
 		[ -n "$pt" ] || continue
-		precision_key key "$pt" "${@:4}"
+		plan_point_key key "$pt" "${@:4}"
 		IFS=$'\t' read -r reps n p met <<<"${line["$key"]:-0	0		0}"
 		IFS='|' read -r b c o _ <<<"$pt"
 		total=$((total + 1))
