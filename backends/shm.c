@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "companion.h"
 #include "wire.h"
 

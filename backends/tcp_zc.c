@@ -43,6 +43,7 @@
 #include <unistd.h>
 #include <linux/errqueue.h>   /* after time.h: it needs struct timespec */
 
+#include "clock.h"
 #include "tcp.h"
 
 /* Where MSG_ZEROCOPY pays off: at no request size from 4 KB to 64 KB on the

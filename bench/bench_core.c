@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "driver.h"
 #include "loadfile.h"
 #include "smb.h"

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "driver.h"
 #include "loadfile.h"
 #include "registry.h"

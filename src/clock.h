@@ -95,8 +95,9 @@ static inline uint64_t clock_tsc_to_ns(const struct clock_state *c, uint64_t tsc
 }
 #endif
 
-/* CLOCK_MONOTONIC nanoseconds, from the source clock_init() chose. */
-static inline uint64_t clock_now_ns(void)
+/* CLOCK_MONOTONIC nanoseconds, from the source clock_init() chose: the
+ * clock of every timestamp of a run. */
+static inline uint64_t now_ns(void)
 {
 #if defined(__x86_64__)
 	if (atomic_load_explicit(&clock_state.source, memory_order_acquire) == CLOCK_SOURCE_TSC)

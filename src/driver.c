@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpulist.h"
 #include "report.h"
 #include "shared.h"

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpulist.h"
 #include "json.h"
 #include "version.h"

@@ -1,4 +1,4 @@
-/* Small helpers shared by every part: error buffers, clocks, full reads
+/* Small helpers shared by every part: error buffers, sleeps, full reads
  * and writes that retry on EINTR and short transfers. */
 #ifndef TBENCH_UTIL_H
 #define TBENCH_UTIL_H
@@ -7,8 +7,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
-
-#include "clock.h"
 
 /* Exit codes: the run worked, the run failed, bad usage or input. */
 enum { EXIT_OK = 0, EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
@@ -21,12 +19,6 @@ __attribute__((format(printf, 2, 3)))
 int err_set(struct errbuf *e, const char *fmt, ...);          /* always returns -1 */
 __attribute__((format(printf, 2, 3)))
 int err_errno(struct errbuf *e, const char *fmt, ...);        /* appends ": strerror(errno)" */
-
-/* CLOCK_MONOTONIC nanoseconds: from the TSC once clock_init() chose it. */
-static inline uint64_t now_ns(void)
-{
-	return clock_now_ns();
-}
 
 void sleep_ns(uint64_t ns);
 

@@ -8,6 +8,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 const uint8_t wire_zeros[WIRE_LIMIT];
 
 /* With a timeout, a transfer that has begun must end within it: a peer that

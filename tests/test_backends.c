@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "driver.h"
 #include "testlib.h"
 #include "wire.h"

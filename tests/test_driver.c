@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "driver.h"
 #include "testlib.h"
 #include "registry.h"

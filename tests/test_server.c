@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "server.h"
 #include "testlib.h"
 #include "wire.h"

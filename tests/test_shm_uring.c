@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "driver.h"
 #include "registry.h"
 #include "testlib.h"
