@@ -5,9 +5,9 @@
 #include <stdio.h>
 
 #include "cpulist.h"
-#include "driver.h"
 #include "netns.h"
 #include "report.h"
+#include "run.h"
 
 struct options {
 	struct run_config run;       /* lf and backend are filled in by main */

@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "cpulist.h"
+#include "driver.h"
 #include "report.h"
 #include "shared.h"
 

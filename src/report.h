@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "driver.h"
 #include "netns.h"
+#include "run.h"
 
 /* What the report says besides the figures. */
 struct report_options {

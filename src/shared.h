@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "run.h"
 
 enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_DONE };
 /* STALLED: the driver gave up on the client (--timeout); it is not waited for. */

@@ -1,0 +1,79 @@
+/* A run as the driver takes it and gives it back: what to do (run_config)
+ * and what came of it (run_result), for the driver, the reports and the
+ * mains alike. */
+#ifndef TBENCH_RUN_H
+#define TBENCH_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "cost.h"
+#include "histogram.h"
+#include "loadfile.h"
+#include "noise.h"
+
+struct run_config {
+	const struct loadfile *lf;
+	const struct backend *backend;
+	struct backend_config bcfg;  /* also how many clients, and processes or threads */
+	unsigned clients_per_process;  /* with processes: clients (threads) in each */
+	double timelimit;        /* execute seconds; 0: no limit (--run-once) */
+	double warmup;           /* minimum seconds before the execute phase */
+	bool warmup_exact;       /* warm-up lasts exactly `warmup`, counted bytes or not */
+	double target_rate;      /* MB/sec per client; 0: as fast as it goes */
+	double timeout;          /* seconds an exchange may take before the run fails; 0: none */
+	unsigned reconnect;      /* a new connection every N operations, timed as Connect; 0: never */
+	bool run_once;           /* one pass of the loadfile per client */
+	bool show_execute_time;  /* mmtests' "completed in" line per pass */
+	bool quiet;              /* no progress lines */
+	bool cost;               /* report what the execute phase cost (--cost, --json); sampled always */
+	bool perf;               /* with cost: perf_event_open counters too (--perf) */
+	const struct cpu_list *cpus;  /* --cpus: client i pinned to entry i, or NULL */
+	double start_at;         /* --start-at: CLOCK_REALTIME seconds to start the warm-up at; 0: none */
+};
+
+/* Processes that run clients: the figure dbench prints as "procs". */
+static inline unsigned run_procs(const struct run_config *cfg)
+{
+	unsigned per = cfg->clients_per_process ? cfg->clients_per_process : 1;
+
+	return cfg->bcfg.processes ? (cfg->bcfg.nclients + per - 1) / per : 1;
+}
+
+/* One client's figures. Histograms and `bytes` cover the execute phase. */
+struct client_stats {
+	uint64_t bytes;          /* counted payload, execute phase */
+	uint64_t bytes_all;      /* counted payload, every phase */
+	uint64_t ops_all;        /* operations done, every phase */
+	uint64_t passes;         /* whole passes of the loadfile */
+	uint64_t wire_bytes;     /* bytes sent and received, execute phase */
+	double cpu_user, cpu_sys;  /* the client's own CPU seconds */
+	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), whole run */
+	struct histogram op[OP_COUNT];
+};
+
+enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
+
+struct run_result {
+	enum run_status status;
+	char error[600];
+	bool executed;           /* the execute phase began: there are figures */
+	double execute_secs, total_secs;
+	uint64_t max_latency_ns; /* dbench's max_latency: worst seen at a tick of the execute
+				  * phase, operations still in flight included */
+	unsigned nclients;
+	struct client_stats *clients;      /* nclients of them */
+	struct histogram op[OP_COUNT];     /* every client's, merged */
+	struct histogram all;              /* every operation of every client */
+	uint64_t bytes, bytes_all, ops;
+	double cpu_user, cpu_sys;          /* whole run: every thread and child */
+	double cpu_clients_user, cpu_clients_sys;
+	uint64_t wire_bytes;               /* execute phase, every client */
+	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), every client, whole run */
+	struct cost cost;                  /* the execute phase's start and end (perf: with cfg->perf) */
+	struct noise noise;                /* what else the machine did meanwhile; stalls */
+	struct socket_readback socket;     /* client 0's first connection, if the backend says */
+};
+
+#endif
