@@ -447,9 +447,8 @@ static struct sample run_tbench(const struct settings *s, const struct loadfile 
 	cfg.timelimit = s->secs;
 	cfg.warmup = s->warmup;
 	cfg.warmup_exact = true;
-	cfg.quiet = true;
 	double cpu0 = cpu_secs();
-	if (driver_run(&cfg, &res) != RUN_OK) {
+	if (driver_run(&cfg, NULL, &res) != RUN_OK) {
 		/* Seen under heavy outside load: "client 0 did not stop within 2 s
 		 * of the end of the run". Reported, and the pair is repeated. */
 		fprintf(stderr, "bench_core: tbench -b %s %u failed: %s\n", backend, n, res.error);

@@ -180,14 +180,14 @@ static struct sample run_bare(const struct loadfile *lf, unsigned n, double warm
 
 static struct sample run_tbench(const struct loadfile *lf, unsigned n, double warmup, double secs)
 {
-	struct run_config cfg = { .lf = lf, .backend = backend_find("shm"), .quiet = true,
+	struct run_config cfg = { .lf = lf, .backend = backend_find("shm"),
 				  .warmup_exact = true, .timelimit = secs, .warmup = warmup };
 	struct run_result res;
 
 	cfg.bcfg.nclients = n;
 	if (!cfg.backend)
 		die("no shm backend");
-	if (driver_run(&cfg, &res) != RUN_OK) {
+	if (driver_run(&cfg, NULL, &res) != RUN_OK) {
 		fprintf(stderr, "bench_shm: tbench -b shm %u: %s\n", n, res.error);
 		run_result_free(&res);
 		return (struct sample){ -1, -1 };

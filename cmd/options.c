@@ -413,7 +413,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->bcfg.copy_replies = w->copy_replies;
 	r->bcfg.no_own_server = w->no_own_server;
 	r->show_execute_time = w->show_exec;
-	r->quiet = w->quiet;
+	o->report.quiet = w->quiet;
 	o->cost = w->cost;
 	r->cost = w->cost || o->json_path || w->perf;
 	r->perf = w->perf;

@@ -214,7 +214,9 @@ int main(int argc, char **argv)
 	}
 	report_header(stdout, &o.run, &o.report);
 
-	driver_run(&o.run, &res);
+	struct report_live live = { .out = stdout, .err = stderr, .quiet = o.report.quiet };
+	struct run_observer observer = report_live_observer(&live);
+	driver_run(&o.run, &observer, &res);
 	/* The notes on stderr come before the table: mmtests keeps stdout and
 	 * stderr in one log and takes every line after " Operation" for an
 	 * operation, so a note after the table breaks its extraction. */

@@ -1,13 +1,15 @@
 /* The driver: starts the clients (processes by default, as dbench; threads
  * with --threads), releases them together, moves them through warm-up,
- * execute and cleanup as dbench does, prints its progress lines, watches
- * every exchange against the timeout, and gathers the clients' figures. */
+ * execute and cleanup as dbench does, tells its observer how it goes,
+ * watches every exchange against the timeout, and gathers the clients'
+ * figures. It prints nothing: the observer does, or not. */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,6 @@
 #include "clock.h"
 #include "cpulist.h"
 #include "driver.h"
-#include "report.h"
 #include "shared.h"
 
 #define POLL_NS   100000000ull    /* how often the driver looks */
@@ -39,6 +40,7 @@ void driver_request_stop(void)
 
 struct driver {
 	const struct run_config *cfg;
+	const struct run_observer *obs;  /* never NULL: an empty one when none was given */
 	unsigned nclients, per_proc;
 	struct shared *sh;
 	size_t sh_size;
@@ -68,6 +70,26 @@ static void set_error(struct driver *d, const char *msg)
 
 	if (atomic_compare_exchange_strong(&d->sh->failed, &expected, 1))
 		snprintf(d->sh->error, sizeof(d->sh->error), "%s", msg);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void warn(struct driver *d, const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+
+	if (!d->obs->warning)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	d->obs->warning(d->obs->ctx, msg);
+}
+
+static void tell_phase(struct driver *d, enum phase phase)
+{
+	if (d->obs->phase)
+		d->obs->phase(d->obs->ctx, phase);
 }
 
 static struct pass_time *passes_of(struct driver *d, unsigned id)
@@ -162,7 +184,7 @@ static int spawn(struct driver *d, struct errbuf *err)
 	unsigned nprocs = run_procs(d->cfg);
 	pid_t parent = getpid();
 
-	fflush(NULL);
+	fflush(NULL);   /* nothing buffered is copied into the children */
 	for (; d->started < nprocs; d->started++) {
 		pid_t pid = fork();
 		if (pid < 0)
@@ -337,9 +359,8 @@ static int wait_start_at(struct driver *d)
 		set_error(d, msg);
 		return RUN_FAILED;
 	}
-	if (!d->cfg->quiet && late < 0)
-		printf("waiting %.1f sec for --start-at %.3f\n", -late, start_at);
-	fflush(stdout);
+	if (late < 0 && d->obs->waiting)
+		d->obs->waiting(d->obs->ctx, -late, start_at);
 	while ((late = realtime_s() - start_at) < 0) {
 		int end = checkpoint(d, now_ns());
 		if (end >= 0)
@@ -349,7 +370,8 @@ static int wait_start_at(struct driver *d)
 	return -1;
 }
 
-/* dbench's "N of N processes prepared for launch" lines, then the release. */
+/* Set-up: dbench's "N of N processes prepared for launch" lines, told once
+ * a poll until every client is ready; then the release. */
 static int wait_ready(struct driver *d)
 {
 	uint64_t t0 = now_ns();
@@ -360,10 +382,10 @@ static int wait_ready(struct driver *d)
 		int end = checkpoint(d, now_ns());
 		if (end >= 0)
 			return end;
-		if (!d->cfg->quiet)
-			printf("%u of %u processes prepared for launch %3.0f sec\n",
-			       d->cfg->bcfg.processes ? ready / per : ready,
-			       d->cfg->bcfg.processes ? nprocs : d->nclients, (now_ns() - t0) / 1e9);
+		if (d->obs->prepared)
+			d->obs->prepared(d->obs->ctx, d->cfg->bcfg.processes ? ready / per : ready,
+					 d->cfg->bcfg.processes ? nprocs : d->nclients,
+					 (now_ns() - t0) / 1e9);
 		if (ready == d->nclients)
 			break;
 		sleep_ns(POLL_NS);
@@ -371,14 +393,14 @@ static int wait_ready(struct driver *d)
 	int end = d->cfg->start_at ? wait_start_at(d) : -1;
 	if (end >= 0)
 		return end;
-	if (!d->cfg->quiet)
-		printf("releasing clients\n");
-	fflush(stdout);
+	if (d->obs->released)
+		d->obs->released(d->obs->ctx);
 	return -1;
 }
 
-/* One progress tick: dbench's line for the phase, second sec of it, and the
- * worst latency since the last line, operations still in flight included. */
+/* One progress tick: the figures of dbench's line for the phase, second sec
+ * of it, and the worst latency since the last line, operations still in
+ * flight included. */
 static void tick(struct driver *d, uint64_t now, unsigned sec)
 {
 	uint64_t bytes = 0, lines = 0, worst = 0;
@@ -404,15 +426,17 @@ static void tick(struct driver *d, uint64_t now, unsigned sec)
 	}
 	if (execute && worst > d->worst_ns)
 		d->worst_ns = worst;
-	if (d->cfg->quiet)
-		return;
 	/* dbench's rate: the phase's bytes over its real time so far, which
-	 * is a second at least (progress() prints from second 1 on). */
+	 * is a second at least (progress() ticks from second 1 on). */
 	double secs = (double)(now - (execute ? d->exec_start : d->t0)) / 1e9;
-	if (secs < 1.0)
+	if (secs < 1.0 || !d->obs->progress)
 		return;
-	report_progress(stdout, execute ? "execute" : "warmup", execute ? d->nclients : active,
-			lines / d->nclients, bytes / 1e6 / secs, sec, worst / 1e6);
+	struct run_progress p = {
+		.phase = execute ? PHASE_EXECUTE : PHASE_WARMUP,
+		.clients = execute ? d->nclients : active, .lines_per_client = lines / d->nclients,
+		.mb_per_sec = bytes / 1e6 / secs, .sec = sec, .latency_ms = worst / 1e6,
+	};
+	d->obs->progress(d->obs->ctx, &p);
 }
 
 /* A line (sec 0: the end of the execute phase) later than LATE_NS: the
@@ -428,18 +452,18 @@ static void note_late(struct driver *d, uint64_t now, uint64_t due, unsigned sec
 		d->worst_late_ns = now - due;
 	if (d->late_lines++)
 		return;
-	/* No "execute" on stderr: mmtests greps its log of both streams for
-	 * it and takes each such line for a progress line. */
+	/* No "execute" in a warning: mmtests greps its log of both streams
+	 * for it and takes each such line for a progress line. */
 	if (sec && d->phase == PHASE_EXECUTE)
 		snprintf(what, sizeof(what), "the line of second %u after the warm-up", sec);
 	else if (sec)
 		snprintf(what, sizeof(what), "the warmup line of second %u", sec);
 	else
 		snprintf(what, sizeof(what), "the end of the run");
-	fprintf(stderr, "tbench: warning: the driver got the CPU %.2f s after %s was due (more "
-		"than %.2f s): it does not get it in time with %u clients on this machine; lines "
-		"follow the clock and seconds without one are left out\n", (now - due) / 1e9, what,
-		LATE_NS / 1e9, d->nclients);
+	warn(d, "warning: the driver got the CPU %.2f s after %s was due (more than %.2f s): "
+	     "it does not get it in time with %u clients on this machine; lines follow the "
+	     "clock and seconds without one are left out", (now - due) / 1e9, what,
+	     LATE_NS / 1e9, d->nclients);
 }
 
 /* The clients are released together: each should begin its first
@@ -459,25 +483,24 @@ static void watch_release(struct driver *d, uint64_t now)
 		d->all_began_ns = now;
 	} else if (now - d->t0 > RELEASE_NS && !d->release_warned) {
 		d->release_warned = true;
-		fprintf(stderr, "tbench: warning: %u of %u clients had not begun their first "
-			"operation %.1f s after the release (more than %.1f s): the machine does not "
-			"run them together; use fewer clients or a quieter machine\n", waiting,
-			d->nclients, (now - d->t0) / 1e9, RELEASE_NS / 1e9);
+		warn(d, "warning: %u of %u clients had not begun their first operation %.1f s "
+		     "after the release (more than %.1f s): the machine does not run them "
+		     "together; use fewer clients or a quieter machine", waiting, d->nclients,
+		     (now - d->t0) / 1e9, RELEASE_NS / 1e9);
 	}
 }
 
 /* What the run did not keep of its schedule, once it is over. */
-static void schedule_summary(const struct driver *d)
+static void schedule_summary(struct driver *d)
 {
 	if (d->late_lines)
-		fprintf(stderr, "tbench: warning: the driver got the CPU more than %.2f s after a "
-			"line (or the end of a phase) was due %u times, the worst %.2f s late, and %u "
-			"seconds had no line: the run did not keep its 1 s schedule with %u clients on "
-			"this machine\n",
-			LATE_NS / 1e9, d->late_lines, d->worst_late_ns / 1e9, d->skipped, d->nclients);
+		warn(d, "warning: the driver got the CPU more than %.2f s after a line (or the end "
+		     "of a phase) was due %u times, the worst %.2f s late, and %u seconds had no "
+		     "line: the run did not keep its 1 s schedule with %u clients on this machine",
+		     LATE_NS / 1e9, d->late_lines, d->worst_late_ns / 1e9, d->skipped, d->nclients);
 	if (d->release_warned && d->all_began_ns)
-		fprintf(stderr, "tbench: warning: the last of the %u clients began %.1f s after "
-			"the release\n", d->nclients, (d->all_began_ns - d->t0) / 1e9);
+		warn(d, "warning: the last of the %u clients began %.1f s after the release",
+		     d->nclients, (d->all_began_ns - d->t0) / 1e9);
 }
 
 /* The line of the whole second now is in, at most one per second and
@@ -579,6 +602,7 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 			d->base[i] = atomic_load_explicit(&d->sh->slot[i].bytes, memory_order_relaxed);
 	}
 	phase_set(d->sh, phase);
+	tell_phase(d, phase);
 }
 
 /* Run-once: the run ends when the last client finished its pass. */
@@ -647,20 +671,21 @@ static enum run_status run_phases(struct driver *d)
 	}
 }
 
-/* Every client stops after its current operation; dbench's cleanup lines
- * count those still finishing, once a second, down to 0. One that does not
- * stop within the grace period is stuck in its backend. */
+/* Every client stops after its current operation; dbench's cleanup lines,
+ * told, count those still finishing, once a second, down to 0. One that
+ * does not stop within the grace period is stuck in its backend. */
 static int stop_clients(struct driver *d)
 {
 	uint64_t start = now_ns(), next_line = start + TICK_NS;
 	uint64_t grace = d->cfg->timeout > 0 && d->cfg->timeout * 1e9 < STOP_GRACE_NS ?
 			 (uint64_t)(d->cfg->timeout * 1e9) : STOP_GRACE_NS;
 	uint64_t since = d->exec_start ? d->exec_start : d->t0;
-	bool lines = d->t0 && !d->cfg->quiet;
+	bool lines = d->t0 && d->obs->cleanup;
 	int stuck = 0;
 
+	tell_phase(d, PHASE_DONE);
 	if (lines)
-		report_cleanup(stdout, d->nclients - count_done(d), (start - since) / 1e9);
+		d->obs->cleanup(d->obs->ctx, d->nclients - count_done(d), (start - since) / 1e9);
 	phase_set(d->sh, PHASE_DONE);
 	for (;;) {
 		uint64_t now = now_ns();
@@ -669,13 +694,13 @@ static int stop_clients(struct driver *d)
 		if (left == 0 || now - start >= grace)
 			break;
 		if (now >= next_line && lines) {
-			report_cleanup(stdout, left, (now - since) / 1e9);
+			d->obs->cleanup(d->obs->ctx, left, (now - since) / 1e9);
 			next_line += TICK_NS;
 		}
 		sleep_ns(1000000);
 	}
 	if (lines)
-		report_cleanup(stdout, d->nclients - count_done(d), (now_ns() - since) / 1e9);
+		d->obs->cleanup(d->obs->ctx, d->nclients - count_done(d), (now_ns() - since) / 1e9);
 	for (unsigned i = 0; i < d->nclients; i++) {
 		if (slot_done(&d->sh->slot[i]))
 			continue;
@@ -774,20 +799,13 @@ static int collect(struct driver *d, struct run_result *res)
 	return 0;
 }
 
-/* mmtests' "completed in" lines, held while measuring, printed at the end. */
-static void print_pass_times(struct driver *d)
+/* mmtests' "completed in" records, held while measuring, told at the end. */
+static void tell_pass_times(struct driver *d)
 {
-	for (unsigned i = 0; d->passes && i < d->nclients; i++) {
+	for (unsigned i = 0; d->passes && d->obs->passes && i < d->nclients; i++) {
 		uint64_t n = d->sh->stats[i].passes;
-		const struct pass_time *p = passes_of(d, i);
-		for (uint64_t k = 0; k < n && k < PASS_TIMES; k++)
-			printf("%4u completed in %u ms at time %u ms\n", i, p[k].took_ms, p[k].at_ms);
-		if (n > PASS_TIMES)   /* a note, not one of the lines mmtests reads */
-			fprintf(stderr, "tbench: --show-execute-time: client %u: %llu more passes "
-				"not shown (the first %d are)\n", i, (unsigned long long)(n - PASS_TIMES),
-				PASS_TIMES);
+		d->obs->passes(d->obs->ctx, i, passes_of(d, i), n < PASS_TIMES ? n : PASS_TIMES, n);
 	}
-	fflush(stdout);
 }
 
 static void *map_shared(size_t size)
@@ -797,10 +815,14 @@ static void *map_shared(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int driver_init(struct driver *d, const struct run_config *cfg, struct errbuf *err)
+static int driver_init(struct driver *d, const struct run_config *cfg,
+		       const struct run_observer *obs, struct errbuf *err)
 {
+	static const struct run_observer none;
+
 	memset(d, 0, sizeof(*d));
 	d->cfg = cfg;
+	d->obs = obs ? obs : &none;
 	/* First, for driver_free, and before any task starts: the counters
 	 * follow those created after. Without --perf it opens nothing: /proc
 	 * is read at the samples. */
@@ -857,14 +879,15 @@ static void driver_free(struct driver *d, bool clients_stuck)
 	free(d->tids);
 }
 
-enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
+enum run_status driver_run(const struct run_config *cfg, const struct run_observer *obs,
+			   struct run_result *res)
 {
 	struct driver d;
 	struct errbuf err;
 	int status = RUN_FAILED;
 
 	memset(res, 0, sizeof(*res));
-	if (driver_init(&d, cfg, &err) < 0) {
+	if (driver_init(&d, cfg, obs, &err) < 0) {
 		snprintf(res->error, sizeof(res->error), "%s", err.msg);
 		driver_free(&d, false);
 		return res->status = RUN_FAILED;
@@ -896,7 +919,7 @@ enum run_status driver_run(const struct run_config *cfg, struct run_result *res)
 	res->total_secs = d.t0 ? (now_ns() - d.t0) / 1e9 : 0;
 	snprintf(res->error, sizeof(res->error), "%s", d.sh->error);
 	if (cfg->show_execute_time)
-		print_pass_times(&d);
+		tell_pass_times(&d);
 	if (collect(&d, res) < 0 && status == RUN_OK) {
 		snprintf(res->error, sizeof(res->error), "out of memory collecting results");
 		status = RUN_FAILED;

@@ -6,7 +6,10 @@
 
 #include "run.h"
 
-enum run_status driver_run(const struct run_config *cfg, struct run_result *res);
+/* The run cfg asks for, told to obs as it goes (NULL: to nobody), its
+ * figures and its error in res; returns res->status. */
+enum run_status driver_run(const struct run_config *cfg, const struct run_observer *obs,
+			   struct run_result *res);
 void run_result_free(struct run_result *res);
 
 /* Async-signal-safe: ends the run early, as Ctrl-C does. */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,18 +61,81 @@ void report_header(FILE *f, const struct run_config *cfg, const struct report_op
 	flush(f);
 }
 
-void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
-		     double mb_per_sec, unsigned secs, double latency_ms)
+/* --- the lines while the run goes ------------------------------------- */
+
+/* A set-up, progress or cleanup line: none with -q. Flushed, so that a
+ * harness reading the pipe sees each as it comes. */
+__attribute__((format(printf, 2, 3)))
+static void live_line(void *ctx, const char *fmt, ...)
 {
-	fprintf(f, "%4u  %8llu  %7.2f MB/sec  %s %3u sec  latency %.03f ms\n",
-		nclients, lines_per_client, mb_per_sec, phase, secs, latency_ms);
-	flush(f);
+	struct report_live *l = ctx;
+	va_list ap;
+
+	if (l->quiet)
+		return;
+	va_start(ap, fmt);
+	vfprintf(l->out, fmt, ap);
+	va_end(ap);
+	flush(l->out);
 }
 
-void report_cleanup(FILE *f, unsigned nclients, double secs)
+static void live_prepared(void *ctx, unsigned ready, unsigned total, double secs)
 {
-	fprintf(f, "%4u  cleanup %3.0f sec\n", nclients, secs);
-	flush(f);
+	live_line(ctx, "%u of %u processes prepared for launch %3.0f sec\n", ready, total, secs);
+}
+
+static void live_waiting(void *ctx, double secs, double start_at)
+{
+	live_line(ctx, "waiting %.1f sec for --start-at %.3f\n", secs, start_at);
+}
+
+static void live_released(void *ctx)
+{
+	live_line(ctx, "releasing clients\n");
+}
+
+static void live_progress(void *ctx, const struct run_progress *p)
+{
+	live_line(ctx, "%4u  %8llu  %7.2f MB/sec  %s %3u sec  latency %.03f ms\n", p->clients,
+		  p->lines_per_client, p->mb_per_sec, p->phase == PHASE_EXECUTE ? "execute" : "warmup",
+		  p->sec, p->latency_ms);
+}
+
+static void live_cleanup(void *ctx, unsigned left, double secs)
+{
+	live_line(ctx, "%4u  cleanup %3.0f sec\n", left, secs);
+}
+
+/* Not flushed here: every client's records come in a row at the end, and
+ * the main flushes out once the run is over. */
+static void live_passes(void *ctx, unsigned client, const struct pass_time *p, uint64_t shown,
+			uint64_t total)
+{
+	struct report_live *l = ctx;
+
+	for (uint64_t k = 0; k < shown; k++)
+		fprintf(l->out, "%4u completed in %u ms at time %u ms\n", client, p[k].took_ms,
+			p[k].at_ms);
+	if (total > shown)   /* a note, not one of the lines mmtests reads */
+		fprintf(l->err, "tbench: --show-execute-time: client %u: %llu more passes not shown "
+			"(the first %llu are)\n", client, (unsigned long long)(total - shown),
+			(unsigned long long)shown);
+}
+
+static void live_warning(void *ctx, const char *msg)
+{
+	struct report_live *l = ctx;
+
+	fprintf(l->err, "tbench: %s\n", msg);
+}
+
+struct run_observer report_live_observer(struct report_live *live)
+{
+	return (struct run_observer){
+		.ctx = live, .prepared = live_prepared, .waiting = live_waiting,
+		.released = live_released, .progress = live_progress, .cleanup = live_cleanup,
+		.passes = live_passes, .warning = live_warning,
+	};
 }
 
 /* The loadfile's keywords in the width of mmtests' dbench, p99 last. */

@@ -12,14 +12,22 @@
 struct report_options {
 	bool sync_open, sync_dirs;   /* dbench's -s and -S: they change the Throughput line */
 	bool per_client;             /* --per-client-results */
+	bool quiet;                  /* -q: no progress lines */
 	const struct netns_state *netns;   /* the run's network namespace and offloads */
 };
 
 /* dbench's lines before the run: version, and what it is about to do. */
 void report_header(FILE *f, const struct run_config *cfg, const struct report_options *ro);
-void report_progress(FILE *f, const char *phase, unsigned nclients, unsigned long long lines_per_client,
-		     double mb_per_sec, unsigned secs, double latency_ms);
-void report_cleanup(FILE *f, unsigned nclients, double secs);
+
+/* The driver's observer (run.h) for dbench's lines while the run goes:
+ * set-up, progress and cleanup lines on out unless quiet, mmtests'
+ * "completed in" lines on out, warnings on err. live is its context, and
+ * must outlive the run. */
+struct report_live {
+	FILE *out, *err;
+	bool quiet;              /* -q: no set-up, progress or cleanup lines */
+};
+struct run_observer report_live_observer(struct report_live *live);
 /* A whole run's operation table and Throughput line, as dbench prints them. */
 void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		    const struct run_result *res);

@@ -1,6 +1,6 @@
-/* A run as the driver takes it and gives it back: what to do (run_config)
- * and what came of it (run_result), for the driver, the reports and the
- * mains alike. */
+/* A run as the driver takes it and gives it back: what to do (run_config),
+ * what it tells while it runs (run_observer) and what came of it
+ * (run_result), for the driver, the reports and the mains alike. */
 #ifndef TBENCH_RUN_H
 #define TBENCH_RUN_H
 
@@ -26,7 +26,6 @@ struct run_config {
 	unsigned reconnect;      /* a new connection every N operations, timed as Connect; 0: never */
 	bool run_once;           /* one pass of the loadfile per client */
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
-	bool quiet;              /* no progress lines */
 	bool cost;               /* report what the execute phase cost (--cost, --json); sampled always */
 	bool perf;               /* with cost: perf_event_open counters too (--perf) */
 	const struct cpu_list *cpus;  /* --cpus: client i pinned to entry i, or NULL */
@@ -74,6 +73,53 @@ struct run_result {
 	struct cost cost;                  /* the execute phase's start and end (perf: with cfg->perf) */
 	struct noise noise;                /* what else the machine did meanwhile; stalls */
 	struct socket_readback socket;     /* client 0's first connection, if the backend says */
+};
+
+/* The phases of a run, in order. The clients read the current one from
+ * the shared mapping (shared.h). */
+enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_DONE };
+
+/* --show-execute-time: one record per pass, kept by its client and told
+ * when the run is over, so that measuring writes nothing. */
+struct pass_time {
+	uint32_t took_ms, at_ms;
+};
+
+/* One progress tick's figures, those of dbench's line. */
+struct run_progress {
+	enum phase phase;        /* PHASE_WARMUP or PHASE_EXECUTE */
+	unsigned clients;        /* warm-up: those that counted bytes; execute: all */
+	unsigned long long lines_per_client;   /* loadfile lines reached, on average */
+	double mb_per_sec;       /* the phase's bytes over its time so far */
+	unsigned sec;            /* the whole second of the phase */
+	double latency_ms;       /* worst since the last tick, operations in flight included */
+};
+
+/* What the driver tells while the run goes, from its own thread, in the
+ * order it happens. Each callback may be NULL; each gets ctx back. The
+ * driver prints nothing itself: what is shown, and where, is the
+ * observer's choice. */
+struct run_observer {
+	void *ctx;
+	/* Set-up, once a poll: `ready` of `total` clients (or processes) connected. */
+	void (*prepared)(void *ctx, unsigned ready, unsigned total, double secs);
+	/* --start-at: every client is ready `secs` before the instant. */
+	void (*waiting)(void *ctx, double secs, double start_at);
+	void (*released)(void *ctx);
+	/* The clients were moved on: to the warm-up (or straight to the execute
+	 * phase) at the release, to the execute phase after the warm-up, to
+	 * PHASE_DONE when the run ends, however far it got. */
+	void (*phase)(void *ctx, enum phase phase);
+	void (*progress)(void *ctx, const struct run_progress *p);
+	/* The end: `left` clients still finishing, `secs` into the phase it cut. */
+	void (*cleanup)(void *ctx, unsigned left, double secs);
+	/* --show-execute-time, after the run: the first `shown` of a client's
+	 * `total` passes (the rest were counted, not timed). */
+	void (*passes)(void *ctx, unsigned client, const struct pass_time *p, uint64_t shown,
+		       uint64_t total);
+	/* The run went on, but not as planned (its schedule slipped): a
+	 * sentence starting "warning: ". */
+	void (*warning)(void *ctx, const char *msg);
 };
 
 #endif

@@ -12,7 +12,6 @@
 
 #include "run.h"
 
-enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_DONE };
 /* STALLED: the driver gave up on the client (--timeout); it is not waited for. */
 enum slot_state { SLOT_STARTING, SLOT_READY, SLOT_FINISHED, SLOT_FAILED, SLOT_STALLED };
 
@@ -30,12 +29,9 @@ struct slot {
 	_Atomic int tid;                       /* the task running the client, for --cost */
 };
 
-/* --show-execute-time: one record per pass, printed by the driver when the
- * run is over, so that measuring writes nothing. */
-struct pass_time {
-	uint32_t took_ms, at_ms;
-};
-enum { PASS_TIMES = 1 << 16 };   /* per client; passes beyond are counted, not timed */
+/* --show-execute-time: room for this many struct pass_time per client;
+ * passes beyond are counted, not timed. */
+enum { PASS_TIMES = 1 << 16 };
 
 struct shared {
 	_Atomic int phase;

@@ -23,7 +23,7 @@ static struct loadfile lf;
 static struct run_config config(const struct backend *be, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = be, .quiet = true, .warmup_exact = true,
+		.lf = &lf, .backend = be, .warmup_exact = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -60,7 +60,7 @@ static void run_once(const struct backend *be, unsigned n, bool processes)
 	struct run_result res;
 
 	cfg.run_once = true;
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s %u %s: %s\n", be->name, n, processes ? "procs" : "threads",
 			res.error);
@@ -80,7 +80,7 @@ static void run_timed(const char *name, unsigned n, bool processes)
 
 	cfg.timelimit = 2;
 	cfg.warmup = 0.5;
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s timed: %s\n", name, res.error);
 	/* Ended by the limit: never before it; the upper bound only catches a
@@ -176,7 +176,7 @@ static void server_hangs_up(const char *name, bool processes)
 	calls = 0;
 	cfg.timelimit = 600;
 	uint64_t t = now_ns();
-	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s time limit, however loaded the machine */
 	snprintf(peer, sizeof(peer), "%s server ", name);
 	CHECK(strstr(res.error, peer) != NULL);

@@ -21,7 +21,7 @@ static struct loadfile lf;
 static struct run_config config(const char *backend, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = backend_find(backend), .quiet = true, .warmup_exact = true,
+		.lf = &lf, .backend = backend_find(backend), .warmup_exact = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -40,7 +40,7 @@ static void run_once(const char *backend, unsigned n, bool processes)
 	struct run_result res;
 
 	cfg.run_once = true;
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s %u %s: %s\n", backend, n, processes ? "procs" : "threads", res.error);
 	CHECK_EQ_U(res.bytes, n * lf.pass_payload);
@@ -61,7 +61,7 @@ static void run_timed(const char *backend, unsigned n, bool processes)
 
 	cfg.timelimit = 0.6;
 	cfg.warmup = 0.2;
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s: %s\n", backend, res.error);
 	/* Ended by the limit: never before it; the upper bound only catches a
@@ -115,7 +115,7 @@ static void run_failing(bool processes, bool in_open)
 	cfg.bcfg.port = in_open ? "fail-open" : NULL;
 	calls = 0;
 	uint64_t t = now_ns();
-	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s time limit, however loaded the machine */
 	if (in_open) {
 		CHECK(strstr(res.error, "client 2: flaky: refused") != NULL);
@@ -156,7 +156,7 @@ static void run_stalled(bool processes, int at)
 	stall_calls = 0;
 	stall_at = at;
 	uint64_t t = now_ns();
-	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	double took = (now_ns() - t) / 1e9;
 	CHECK(took >= 1 && took < 300);   /* the timeout, not the 600 s limit; generous for a loaded machine */
 	CHECK(strstr(res.error, "client 0") != NULL);
@@ -177,7 +177,7 @@ static void run_dbench_warmup(void)
 	cfg.warmup = 1;
 	cfg.timelimit = 1;
 	uint64_t t = now_ns();
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	CHECK(res.executed);
 	CHECK(res.execute_secs >= 1 - 1e-9);
 	CHECK((now_ns() - t) / 1e9 >= 2 - 1e-3);
@@ -244,7 +244,7 @@ static void run_killed_client(void)
 	if (killer == 0)
 		_exit(kill_a_client(self));
 	uint64_t t = now_ns();
-	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s limit */
 	CHECK(strstr(res.error, "killed by signal 9") != NULL);
 	fprintf(stderr, "  killed client reported as: %s\n", res.error);
@@ -253,19 +253,76 @@ static void run_killed_client(void)
 	run_result_free(&res);
 }
 
-/* --show-execute-time's records: one per pass, held until the end. */
+/* What the driver told its observer. */
+struct told {
+	unsigned prepared, released, cleanup, passes;
+	unsigned phases[PHASE_DONE + 1];
+	uint64_t shown[3], total[3];
+};
+
+static void told_prepared(void *ctx, unsigned ready, unsigned total, double secs)
+{
+	struct told *t = ctx;
+
+	CHECK(ready <= total && secs >= 0);
+	t->prepared++;
+}
+
+static void told_released(void *ctx)
+{
+	((struct told *)ctx)->released++;
+}
+
+static void told_phase(void *ctx, enum phase phase)
+{
+	((struct told *)ctx)->phases[phase]++;
+}
+
+static void told_cleanup(void *ctx, unsigned left, double secs)
+{
+	struct told *t = ctx;
+
+	CHECK(left <= 3 && secs >= 0);
+	t->cleanup++;
+}
+
+static void told_passes(void *ctx, unsigned client, const struct pass_time *p, uint64_t shown,
+			uint64_t total)
+{
+	struct told *t = ctx;
+
+	CHECK(client < 3 && (shown == 0 || p != NULL));
+	if (client < 3)
+		t->shown[client] = shown, t->total[client] = total;
+	t->passes++;
+}
+
+/* --show-execute-time's records: one per pass, held until the end and told
+ * to the observer after the run, with the set-up, the phases and the end. */
 static void run_pass_times(void)
 {
 	struct run_config cfg = config("nop", 3, true);
 	struct run_result res;
+	struct told t = { 0 };
+	struct run_observer obs = {
+		.ctx = &t, .prepared = told_prepared, .released = told_released,
+		.phase = told_phase, .cleanup = told_cleanup, .passes = told_passes,
+	};
 
 	cfg.run_once = true;
 	cfg.show_execute_time = true;
-	cfg.quiet = false;
-	fflush(stdout);
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
-	for (unsigned i = 0; res.clients && i < 3; i++)
+	CHECK(driver_run(&cfg, &obs, &res) == RUN_OK);
+	for (unsigned i = 0; res.clients && i < 3; i++) {
 		CHECK_EQ_U(res.clients[i].passes, 1);
+		CHECK_EQ_U(t.shown[i], 1);
+		CHECK_EQ_U(t.total[i], 1);
+	}
+	CHECK(t.prepared >= 1);
+	CHECK_EQ_U(t.released, 1);
+	CHECK_EQ_U(t.phases[PHASE_EXECUTE], 1);
+	CHECK_EQ_U(t.phases[PHASE_DONE], 1);
+	CHECK(t.cleanup >= 2);   /* the first line and the last */
+	CHECK_EQ_U(t.passes, 3);
 	run_result_free(&res);
 }
 

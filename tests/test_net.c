@@ -29,7 +29,7 @@ static struct loadfile lf;
 static struct run_config config(const char *backend, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = backend_find(backend), .quiet = true, .run_once = true,
+		.lf = &lf, .backend = backend_find(backend), .run_once = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -47,7 +47,7 @@ static void check_run(struct run_config *cfg, const char *what)
 		CHECK(0);
 		return;
 	}
-	CHECK(driver_run(cfg, &res) == RUN_OK);
+	CHECK(driver_run(cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s: %s\n", what, res.error);
 	CHECK_EQ_U(res.bytes, n * lf.pass_payload);

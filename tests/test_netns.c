@@ -182,7 +182,7 @@ static void tcp_run_case(const void *arg)
 	struct netns_state st;
 	struct run_result res;
 	struct run_config cfg = {
-		.lf = &lf, .backend = backend_find("tcp"), .quiet = true, .run_once = true,
+		.lf = &lf, .backend = backend_find("tcp"), .run_once = true,
 		.warmup_exact = true,  /* no warm-up: every byte counts */
 		.bcfg = { .nclients = 2, .processes = true },
 	};
@@ -191,7 +191,7 @@ static void tcp_run_case(const void *arg)
 	CHECK(cfg.backend != NULL);
 	if (!cfg.backend)
 		return;
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  tcp run in the namespace: %s\n", res.error);
 	CHECK_EQ_U(res.bytes, 2 * lf.pass_payload);

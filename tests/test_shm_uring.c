@@ -28,7 +28,7 @@ static struct backend_config settings;   /* spin_us and uring, as --spin and --u
 static struct run_config config(const struct backend *be, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = be, .quiet = true, .warmup_exact = true, .bcfg = settings,
+		.lf = &lf, .backend = be, .warmup_exact = true, .bcfg = settings,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -43,7 +43,7 @@ static void run_timed(const char *name, unsigned n, bool processes)
 
 	cfg.timelimit = 1;
 	cfg.warmup = 0.2;
-	CHECK(driver_run(&cfg, &res) == RUN_OK);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s timed: %s\n", name, res.error);
 	CHECK(res.bytes > 0);
@@ -108,7 +108,7 @@ static void server_refuses(const char *name, bool processes, const char *says)
 	calls = 0;
 	cfg.timelimit = 600;
 	uint64_t t = now_ns();
-	CHECK(driver_run(&cfg, &res) == RUN_FAILED);
+	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	/* Not the 600 s limit, however loaded the machine: the bound catches a hang. */
 	CHECK((now_ns() - t) / 1e9 < 300);
 	snprintf(peer, sizeof(peer), "%s server ", name);
