@@ -16,6 +16,7 @@
 #include "options.h"
 #include "registry.h"
 #include "report.h"
+#include "report_json.h"
 
 static void on_stop_signal(int sig)
 {

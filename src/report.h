@@ -1,5 +1,6 @@
-/* Everything the user reads: tbench's progress lines, operation table and
- * Throughput line (parsed by mmtests and LKP), and the --json document. */
+/* What the user reads (report_text.c): tbench's progress lines, operation
+ * table and Throughput line (parsed by mmtests and LKP), --cost's blocks
+ * and the notes on standard error. The --json document: report_json.h. */
 #ifndef TBENCH_REPORT_H
 #define TBENCH_REPORT_H
 
@@ -28,6 +29,7 @@ struct report_live {
 	bool quiet;              /* -q: no set-up, progress or cleanup lines */
 };
 struct run_observer report_live_observer(struct report_live *live);
+
 /* A whole run's operation table and Throughput line, as dbench prints them. */
 void report_summary(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		    const struct run_result *res);
@@ -48,22 +50,5 @@ void report_disturbed(FILE *f, const struct run_config *cfg, const struct run_re
 
 /* 0, or the errno of the first failed write to f (stdout) by any report. */
 int report_write_error(FILE *f);
-
-/* --json: the file is created before the run (so that a bad path is found
- * before anything starts) and written whole at the end. */
-struct json_out {
-	char *path, *tmp;
-	FILE *f;
-};
-int report_json_open(struct json_out *j, const char *path, struct errbuf *err);
-int report_json_write(struct json_out *j, const struct run_config *cfg,
-		      const struct report_options *ro, const struct run_result *res,
-		      int argc, const char *const *argv, struct errbuf *err);
-void report_json_discard(struct json_out *j);
-
-double result_mb_per_sec(const struct run_result *res);
-/* The members of a --json latency object for h, histogram included:
- * "count": N, "avg_ms": ..., ... (what goes between its braces). */
-void report_json_latency(FILE *f, const struct histogram *h);
 
 #endif

@@ -4,7 +4,7 @@
 #include "stats_merge.h"
 #include "histogram.h"
 #include "json.h"
-#include "report.h"
+#include "report_json.h"
 #include "table.h"
 
 #include <errno.h>

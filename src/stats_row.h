@@ -1,6 +1,6 @@
 /* The row of runs.csv for one run. Every column is named once, in
  * stats_row.c, with where its value comes from: the run's --json document
- * (written by src/report.c), a value the sweep gives (--set NAME=VALUE:
+ * (written by src/report_json.c), a value the sweep gives (--set NAME=VALUE:
  * backend, offload, read-back offload flags, exit status...), or a rule
  * over both. A value that is missing or null is an empty cell. */
 #ifndef TBENCH_STATS_ROW_H
