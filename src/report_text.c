@@ -210,12 +210,22 @@ void report_notes(FILE *f, const struct run_config *cfg, const struct report_opt
 }
 
 /* --- cost and noise of the execute phase ------------------------------ */
+/* A group's CPU and switches per operation, from a to b. */
+static void cost_tasks(FILE *f, const char *name, const struct run_result *res,
+		       const struct task_times *a, const struct task_times *b)
+{
+	fprintf(f, "  %s  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
+		name, per_op(res, (b->user_s - a->user_s + b->sys_s - a->sys_s) * 1e6),
+		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
+		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),
+		per_op(res, (double)(b->invol_cs - a->invol_cs)));
+}
+
 /* --cost: one short block after the Throughput line. */
 void report_cost(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		 const struct run_result *res)
 {
 	const struct cost *c = &res->cost;
-	const struct task_times *a, *b;
 
 	if (!cost_known(res)) {
 		fprintf(f, "Cost per operation: nothing measured\n");
@@ -223,18 +233,8 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct report_opti
 	}
 	fprintf(f, "\nCost per operation (%llu operations of the execute phase):\n",
 		(unsigned long long)res->ops);
-	a = &c->start.clients, b = &c->end.clients;
-	fprintf(f, "  clients  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
-		per_op(res, (b->user_s - a->user_s + b->sys_s - a->sys_s) * 1e6),
-		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
-		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),
-		per_op(res, (double)(b->invol_cs - a->invol_cs)));
-	a = &c->start.servers, b = &c->end.servers;
-	fprintf(f, "  servers  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
-		per_op(res, (b->user_s - a->user_s + b->sys_s - a->sys_s) * 1e6),
-		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
-		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),
-		per_op(res, (double)(b->invol_cs - a->invol_cs)));
+	cost_tasks(f, "clients", res, &c->start.clients, &c->end.clients);
+	cost_tasks(f, "servers", res, &c->start.servers, &c->end.servers);
 	fprintf(f, "  kernel  ");
 	for (int i = 0; i < PERF_N; i++) {
 		if (cost_perf_source(c, i))
