@@ -294,7 +294,7 @@ parser_run() {
 }
 
 # dbench 4.0 prints the short names of five operations; our table has
-# mmtests' dbench's (README: dbench's behaviour and ours).
+# mmtests' dbench's (man tbench, COMPATIBILITY).
 long_op_names() {
 	sed -e 's/^op: op-Qpathinfo-/op: op-QUERY_PATH_INFORMATION-/' \
 		-e 's/^op: op-Qfileinfo-/op: op-QUERY_FILE_INFORMATION-/' \
