@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-mix.sh LOADFILE - print a loadfile's op mix and I/O size percentiles,
-# and fail (exit 1) unless it follows the figures of DESIGN.md section 2:
+# and fail (exit 1) unless it follows the operation mix of docs/loadfile.md:
 # each listed op within 0.5 percentage points of its share of lines,
 # ReadX/WriteX sizes at most 65536, FIND_FIRST counts at most 26.
 # Exit 2 on usage errors.  Needs only awk and sort.
@@ -12,7 +12,7 @@ if [[ $# -ne 1 || ! -r $1 ]]; then
 fi
 file=$1
 
-# op:percent of dbench 4.0's client.txt (DESIGN.md)
+# op:percent of dbench 4.0's client.txt (docs/loadfile.md)
 targets="ReadX:27 NTCreateX:17 QUERY_PATH_INFORMATION:16 Close:13 WriteX:8.6
 FIND_FIRST:6.1 Unlink:3.5 QUERY_FS_INFORMATION:2.9 QUERY_FILE_INFORMATION:2.7
 SET_FILE_INFORMATION:1.4 Flush:1.2 Rename:0.7 LockX:0.06 UnlockX:0.06"

@@ -2,7 +2,7 @@
  * genload - writes tbench's default NBENCH loadfile.
  *
  * dbench's client.txt is someone else's data, so tbench ships its own
- * default trace (DESIGN.md sections 2 and 3).  This program simulates one
+ * default trace (docs/loadfile.md).  This program simulates one
  * SMB client working in its home directory "\clients\client1" - documents,
  * spreadsheets, images, mail, two source trees - and prints the session in
  * NBENCH text.  The driver rewrites "client1" to "client<i>" per client, so
@@ -11,7 +11,7 @@
  * The simulation keeps real state (which files exist, their sizes, which
  * handles are open, one pending byte-range lock), so statuses, fnums and
  * read offsets are consistent.  Which operation comes next is drawn at
- * random, steered towards the op mix of DESIGN.md (see choose()).
+ * random, steered towards the op mix of docs/loadfile.md (see choose()).
  *
  * Determinism: the only randomness is splitmix64 seeded from --seed, and
  * all arithmetic is integer (no libm, no floating point), so the output is
@@ -53,7 +53,7 @@ enum op {
 	OP_SETUP = NOPS     /* Deltree/Mkdir: counted as lines, not steered */
 };
 
-/* Target share of lines in basis points (0.01 %), DESIGN.md section 2.
+/* Target share of lines in basis points (0.01 %), as docs/loadfile.md gives them.
  * They sum to 10022 because the published figures are rounded; the
  * steering divides by the sum, so each op gets share/sum of the lines. */
 static const int64_t share[NOPS] = {

@@ -41,7 +41,7 @@ int smb_op_from_token(const char *word, size_t len, enum smb_op *op)
 	return -1;
 }
 
-/* The table of DESIGN.md section 2, one case per row. */
+/* The size model table of docs/protocol.md, one case per row. */
 struct smb_sizes smb_size(enum smb_op op, const struct smb_args *a)
 {
 	struct smb_sizes s = { 0, 0, 0, 1 };

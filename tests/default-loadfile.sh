@@ -1,7 +1,7 @@
 #!/bin/bash
 # shellcheck disable=SC2016  # the bash -c programs take their files as "$1".. on purpose
 # The committed default loadfile is what genload makes from its fixed seed,
-# byte for byte, and it follows the op mix and size limits of DESIGN.md.
+# byte for byte, and it follows the op mix and size limits of docs/loadfile.md.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"

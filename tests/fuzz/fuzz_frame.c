@@ -5,7 +5,7 @@
  * its sending side, reading replies all along; the server side is the real
  * one: wire_serve_socket() on a socketpair with the timeouts server.c sets
  * on an accepted socket, then wire_serve_pipe() on a pair of pipes as the
- * pipe backend runs it. A model of the protocol, written from DESIGN.md
+ * pipe backend runs it. A model of the protocol, written from docs/protocol.md
  * rather than from wire.c, says which frames must be answered and whether
  * the connection must end cleanly or with an error; every reply byte is
  * checked against it as it arrives. */
