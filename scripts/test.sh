@@ -69,7 +69,9 @@ show_failures() {
 		[ -f "$trs" ] || continue
 		grep -q ':test-result: \(FAIL\|ERROR\)' "$trs" || continue
 		echo "--- ${trs%.trs}.log: its failed checks, then its end"
-		grep -A3 '^not ok' "${trs%.trs}.log" | head -30 || true
+		# Each "not ok" with the indented lines that explain it, 20 at most.
+		awk '/^not ok/ { n = 21 } /^[^ \t]/ && !/^not ok/ { n = 0 } n-- > 0' "${trs%.trs}.log" |
+			head -n 80 || true
 		tail -40 "${trs%.trs}.log"
 	done
 	grep -h '^SKIP:' "$1"/tests/*.log "$1"/tests/fuzz/*.log 2>/dev/null | sed 's/^/  /' || true
