@@ -161,8 +161,8 @@ echo "dir $dir"
 echo "saved ${dev:-no device}: ${saved}mtu ${mtu:-none} qdisc ${qdisc:-none}"
 echo ready
 rc=0
-while read -r -t "$timeout" _; do :; done || rc=$?
-if [ "$rc" -gt 128 ]; then restore "no heartbeat for $timeout s"; else restore "the sweep ended"; fi'
+while :; do read -r -t "$timeout" _ || { rc=$?; break; }; done   # (the status of a while loop is 0)
+if [ "$rc" -gt 128 ]; then restore "no heartbeat for $timeout s"; else restore "the sweep ended (heartbeat input closed)"; fi'
 
 # (Re)starts tbench_srv on its host: DIR BIN PORT [ARGS...]. In a session
 # of its own, so that the guard stops it and its connection processes.
@@ -208,11 +208,28 @@ kill "$watch" 2>/dev/null
 exit "$rc"'
 
 # A line every few seconds for as long as the sweep (this shell) lives.
-remote_heartbeat() {
+# A write that fails says so: the guard's ssh stopped reading (or ended),
+# and the guard will restore its host.
+remote_heartbeat() { # HOST
+	trap '' PIPE
 	while kill -0 "$$" 2>/dev/null; do
-		echo alive || return 0
+		if ! echo alive 2>/dev/null; then
+			echo "$PROG: $1: $(date +%T): the heartbeat cannot reach its guard (its ssh ended or stopped reading)" >&2
+			return 0
+		fi
 		sleep "$REMOTE_HEARTBEAT_S"
 	done
+}
+
+# Dies with WHY, or with the guard's own words when HOST's guard has ended:
+# then that, not WHY, is what went wrong.
+remote_die() { # HOST WHY...
+	local host="$1" log="${REMOTE_GUARD_LOG[$1]:-}"
+	shift
+	if [ -n "$log" ] && grep -q ': restoring$\|^restored' "$log" 2>/dev/null; then
+		die "$host: its guard ended during the sweep's set-up: $(grep -v '^saved\|^dir\|^ready' "$log" | tail -n 3 | paste -sd' ')"
+	fi
+	die "$host: $*"
 }
 
 # ---- setting up --------------------------------------------------------------------
@@ -222,7 +239,7 @@ remote_heartbeat() {
 remote_start_guard() { # HOST DEV
 	local host="$1" log="$OUT/runs/guard-$1.log" fifo="$TB_TMP/beat-$1" _ dir
 	mkfifo "$fifo"
-	remote_heartbeat >"$fifo" &
+	remote_heartbeat "$host" >"$fifo" &
 	REMOTE_BEAT_PIDS+=("$!")
 	"${REMOTE_SSH[@]}" "$host" "$(remote_cmdline bash -c "$REMOTE_GUARD" tbench-guard "$2" \
 		"$REMOTE_GUARD_TIMEOUT_S")" <"$fifo" >"$log" 2>&1 &
@@ -250,15 +267,15 @@ remote_program() { # HOST NAME LOCAL
 		path="${REMOTE_DIR[$host]}/$name"
 		# shellcheck disable=SC2016
 		remote_run "$host" sh -c 'cat >"$1" && chmod 755 "$1"' tbench-push "$path" <"$3" ||
-			die "$host: could not copy $3 to $path (--push)"
+			remote_die "$host" "could not copy $3 to $path (--push)"
 	else
 		# shellcheck disable=SC2016
 		path="$(remote_run "$host" sh -c 'command -v "$1"' tbench-which "$name" </dev/null)" ||
-			die "$host: no $name on its PATH: install it there, or copy this one with --push"
+			remote_die "$host" "no $name on its PATH: install it there, or copy this one with --push"
 	fi
 	version="$(remote_run "$host" "$path" --version </dev/null 2>&1 | head -n 1)" || true
 	[[ "$version" == *"tbench suite"* ]] ||
-		die "$host: $path is not the $name of this suite (its --version says '$version'):" \
+		remote_die "$host" "$path is not the $name of this suite (its --version says '$version'):" \
 			"install it there, or copy this one with --push"
 	echo "$PROG: $host: using $path ($version)" >&2
 	echo "$path"
@@ -319,7 +336,8 @@ remote_setup() { # TBENCH TBENCH_SRV
 	remote_start_guard "$REMOTE_SERVER_HOST" "$REMOTE_SERVER_DEV"
 	REMOTE_BIN[$REMOTE_SERVER_HOST]="$(remote_program "$REMOTE_SERVER_HOST" tbench_srv "$2")"
 	[ "$THREADS" -eq 0 ] || srv_args=(--threads)
-	remote_server_start "${srv_args[@]}" || die "$REMOTE_ERROR"
+	remote_server_start "${srv_args[@]}" ||
+		remote_die "$REMOTE_SERVER_HOST" "${REMOTE_ERROR#"$REMOTE_SERVER_HOST: "}"
 	SERVER="$(remote_server_address)"
 	echo "$PROG: tbench_srv on $REMOTE_SERVER_HOST, port $REMOTE_PORT; clients connect to $SERVER" >&2
 	meta+=("$(remote_host_meta "$REMOTE_SERVER_HOST" server "$REMOTE_SERVER_DEV")")
