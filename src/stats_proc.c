@@ -12,12 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-struct proc_entry {
-	pid_t pid, ppid;
-	unsigned long long user, system;        /* clock ticks, its own and its reaped children's */
-	int in_tree;
-};
-
 /* Its parent and its CPU ticks, its own and its reaped children's. 0, or
  * -1 when the process is gone or the line is not Linux's. */
 static int read_stat(pid_t pid, struct proc_entry *e)
@@ -61,36 +55,47 @@ static struct proc_entry *all_processes(size_t *n, struct errbuf *err)
 	return v ? v : xrealloc(NULL, sizeof(*v));
 }
 
-int proc_tree_cpu(pid_t root, double cpu_s[2], struct errbuf *err)
+struct proc_entry *proc_tree(pid_t root, size_t *n, struct errbuf *err)
 {
-	long hz = sysconf(_SC_CLK_TCK);
-	size_t n, found = 0;
-	struct proc_entry *v = all_processes(&n, err);
+	struct proc_entry *v = all_processes(n, err);
+	int found = 0;
 
 	if (!v)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].pid == root) {
-			v[i].in_tree = 1;
-			found = 1;
-		}
+		return NULL;
+	for (size_t i = 0; i < *n; i++)
+		if (v[i].pid == root)
+			v[i].in_tree = found = 1;
+	if (!found) {
+		free(v);
+		err_set(err, "no process %ld in /proc", (long)root);
+		return NULL;
+	}
 	/* A child can be listed before its parent: mark until nothing changes. */
-	for (int changed = found; changed;) {
+	for (int changed = 1; changed;) {
 		changed = 0;
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < n && !v[i].in_tree; j++)
+		for (size_t i = 0; i < *n; i++)
+			for (size_t j = 0; j < *n && !v[i].in_tree; j++)
 				if (v[j].in_tree && v[i].ppid == v[j].pid)
 					v[i].in_tree = changed = 1;
 	}
+	return v;
+}
+
+int proc_tree_cpu(pid_t root, double cpu_s[2], struct errbuf *err)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t n;
+	struct proc_entry *v = proc_tree(root, &n, err);
 	unsigned long long user = 0, system = 0;
+
+	if (!v)
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (v[i].in_tree) {
 			user += v[i].user;
 			system += v[i].system;
 		}
 	free(v);
-	if (!found)
-		return err_set(err, "no process %ld in /proc", (long)root);
 	if (hz <= 0)
 		return err_set(err, "sysconf(_SC_CLK_TCK): no clock tick");
 	cpu_s[0] = (double)user / (double)hz;

@@ -4,9 +4,23 @@
 #ifndef TBENCH_STATS_PROC_H
 #define TBENCH_STATS_PROC_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "util.h"
+
+/* A process /proc lists: its parent, its CPU ticks (its own and its reaped
+ * children's), and whether it is in the tree asked for. */
+struct proc_entry {
+	pid_t pid, ppid;
+	unsigned long long user, system;
+	int in_tree;
+};
+
+/* Every process /proc lists, *n of them (to free()), with root and every
+ * process below it marked in_tree. NULL with err set when root is not
+ * there or /proc cannot be read. */
+struct proc_entry *proc_tree(pid_t root, size_t *n, struct errbuf *err);
 
 /* User and system CPU seconds of process root and of every process below
  * it: those alive (or not yet reaped) with their own time, those reaped
