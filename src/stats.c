@@ -4,6 +4,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 void stats_init(struct stats_acc *a)
 {
@@ -242,4 +243,19 @@ double stats_geomean(const double *x, size_t n)
 		s += log(x[i]);
 	}
 	return exp(s / (double)n);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double stats_median(double *x, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(x, n, sizeof(*x), cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }

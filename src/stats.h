@@ -23,6 +23,9 @@ double stats_mean_of(const double *x, size_t n);
 /* Sample standard deviation of x[0..n-1]; 0 when n < 2. */
 double stats_sd_of(const double *x, size_t n);
 
+/* The median of x[0..n-1], sorting x in place; 0 when n is 0. */
+double stats_median(double *x, size_t n);
+
 /* Regularized incomplete beta I_x(a, b), 0 <= x <= 1, a, b > 0. */
 double stats_betainc(double x, double a, double b);
 /* P(T <= t) for Student's t with df > 0 degrees of freedom (df may be fractional). */
