@@ -26,6 +26,10 @@ static void moments(void)
 	CHECK_NEAR(stats_mean_of(x, 8), 5, 1e-12);
 	CHECK_NEAR(stats_sd_of(x, 8), sqrt(32.0 / 7), 1e-12);   /* sum of squares 32, n-1 = 7 */
 	CHECK_NEAR(stats_sd_of(x, 1), 0, 0);
+	double odd[] = { 9, 1, 5 }, even[] = { 7, 1, 3, 100 };
+	CHECK_NEAR(stats_median(odd, 3), 5, 0);
+	CHECK_NEAR(stats_median(even, 4), 5, 0);   /* (3 + 7) / 2: the middle two, sorted */
+	CHECK_NEAR(stats_median(odd, 0), 0, 0);
 
 	/* Welford stays exact where the naive formula cancels. */
 	struct stats_acc a;
@@ -886,6 +890,18 @@ static void process_tree(void)
 	CHECK(child > 0 && read(ready[0], &c, 1) == 1);
 	CHECK(proc_tree_cpu(getpid(), during, &err) == 0);
 	CHECK(during[0] + during[1] - before[0] - before[1] >= 0.15);   /* a tick or so short at most */
+	size_t n, marked = 0;
+	struct proc_entry *v = proc_tree(getpid(), &n, &err);
+	CHECK(v != NULL);
+	for (size_t i = 0; v && i < n; i++) {
+		marked += v[i].in_tree;
+		if (v[i].pid == child || v[i].pid == getpid())
+			CHECK(v[i].in_tree);
+		if (v[i].pid == getppid())
+			CHECK(!v[i].in_tree);
+	}
+	CHECK(marked >= 2);
+	free(v);
 	kill(child, SIGKILL);
 	CHECK(waitpid(child, NULL, 0) == child);
 	CHECK(proc_tree_cpu(getpid(), after, &err) == 0);
