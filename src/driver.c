@@ -22,14 +22,8 @@
 #include "clock.h"
 #include "cpulist.h"
 #include "driver.h"
+#include "driver_priv.h"
 #include "shared.h"
-
-#define POLL_NS   100000000ull    /* how often the driver looks */
-#define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
-#define STOP_GRACE_NS 30000000000ull  /* clients stop within it after the end, on a loaded machine too */
-#define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
-#define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
-#define RELEASE_NS 1000000000ull  /* every client begins its first operation within it */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -38,33 +32,7 @@ void driver_request_stop(void)
 	stop_requested = 1;
 }
 
-struct driver {
-	const struct run_config *cfg;
-	const struct run_observer *obs;  /* never NULL: an empty one when none was given */
-	unsigned nclients, per_proc;
-	struct shared *sh;
-	size_t sh_size;
-	uint64_t *base;                 /* each client's bytes when the execute phase began */
-	struct pass_time *passes;       /* --show-execute-time: PASS_TIMES per client */
-	size_t passes_size;
-	void *backend_run;
-	pthread_t *threads;
-	pid_t *pids;                    /* one per client process */
-	struct client_arg { struct driver *d; unsigned id; } *args;
-	unsigned started;               /* clients (threads) or processes started */
-	uint64_t t0, exec_start, exec_end, worst_ns;
-	int phase;
-	unsigned last_sec;              /* the phase's last progress line: its whole second, 0 before */
-	unsigned late_lines, skipped;   /* lines later than LATE_NS; seconds that had none */
-	uint64_t worst_late_ns;
-	uint64_t all_began_ns;          /* when every client had begun an operation; 0: not yet */
-	bool release_warned;
-	struct cost cost;               /* counters, and the samples of the execute phase */
-	struct noise noise;             /* sampled with the cost; the stall watch */
-	pid_t *tids;                    /* the clients' tasks */
-};
-
-static void set_error(struct driver *d, const char *msg)
+void driver_set_error(struct driver *d, const char *msg)
 {
 	int expected = 0;
 
@@ -86,249 +54,17 @@ static void warn(struct driver *d, const char *fmt, ...)
 	d->obs->warning(d->obs->ctx, msg);
 }
 
-static void tell_phase(struct driver *d, enum phase phase)
+void driver_tell_phase(struct driver *d, enum phase phase)
 {
 	if (d->obs->phase)
 		d->obs->phase(d->obs->ctx, phase);
 }
 
-static struct pass_time *passes_of(struct driver *d, unsigned id)
-{
-	return d->passes ? d->passes + (size_t)id * PASS_TIMES : NULL;
-}
-
-/* --cpus: the calling thread, which runs client `id`, on the list's entry
- * id. A client that cannot be pinned fails, and so does the run. */
-static int pin_client(struct driver *d, unsigned id)
-{
-	struct errbuf err;
-	char who[32];
-
-	snprintf(who, sizeof(who), "client %u", id);
-	if (cpu_list_pin(d->cfg->cpus, id, 0, who, &err) == 0)
-		return 0;
-	set_error(d, err.msg);
-	atomic_store(&d->sh->slot[id].state, SLOT_FAILED);
-	return -1;
-}
-
-static void *client_thread(void *p)
-{
-	struct client_arg *a = p;
-
-	if (pin_client(a->d, a->id) == 0)
-		client_main(a->d->cfg, a->d->backend_run, a->d->sh, passes_of(a->d, a->id), a->id);
-	return NULL;
-}
-
-/* Client threads start with Ctrl-C blocked: only the driver handles it. */
-static int start_threads(struct driver *d, unsigned first, unsigned n, pthread_t *threads,
-			 struct errbuf *err)
-{
-	sigset_t block, old;
-	unsigned i;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (i = 0; i < n; i++) {
-		d->args[first + i] = (struct client_arg){ d, first + i };
-		int rc = pthread_create(&threads[i], NULL, client_thread, &d->args[first + i]);
-		if (rc) {
-			errno = rc;
-			err_errno(err, "starting client thread %u of %u (raise ulimit -u?)",
-				  first + i, d->nclients);
-			break;
-		}
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return (int)i;
-}
-
-/* A client process: its clients run as threads, the first in main(). It
- * dies with tbench, even when tbench is killed with SIGKILL. */
-static void client_process(struct driver *d, unsigned proc, pid_t parent)
-{
-	unsigned first = proc * d->per_proc;
-	unsigned n = d->nclients - first < d->per_proc ? d->nclients - first : d->per_proc;
-	pthread_t threads[n > 1 ? n - 1 : 1];
-	struct errbuf err;
-	int rc = 0;
-
-	if (die_with_parent(parent, SIGKILL) < 0)
-		_exit(1);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_DFL);
-	if (pin_client(d, first) < 0) {
-		for (unsigned i = 1; i < n; i++)   /* never started: nobody waits for them */
-			atomic_store(&d->sh->slot[first + i].state, SLOT_FAILED);
-		_exit(1);
-	}
-	int extra = n > 1 ? start_threads(d, first + 1, n - 1, threads, &err) : 0;
-	if (extra < (int)n - 1)
-		set_error(d, err.msg);
-	else
-		rc = client_main(d->cfg, d->backend_run, d->sh, passes_of(d, first), first);
-	for (int i = 0; i < extra; i++)
-		pthread_join(threads[i], NULL);
-	_exit(rc == 0 ? 0 : 1);
-}
-
-static int spawn(struct driver *d, struct errbuf *err)
-{
-	if (!d->cfg->bcfg.processes) {
-		d->started = (unsigned)start_threads(d, 0, d->nclients, d->threads, err);
-		return d->started == d->nclients ? 0 : -1;
-	}
-	unsigned nprocs = run_procs(d->cfg);
-	pid_t parent = getpid();
-
-	fflush(NULL);   /* nothing buffered is copied into the children */
-	for (; d->started < nprocs; d->started++) {
-		pid_t pid = fork();
-		if (pid < 0)
-			return err_errno(err, "forking client process %u of %u (raise ulimit -u?)",
-					 d->started, nprocs);
-		if (pid == 0)
-			client_process(d, d->started, parent);
-		d->pids[d->started] = pid;
-	}
-	return 0;
-}
-
-static bool slot_done(const struct slot *s)
-{
-	int state = atomic_load(&s->state);
-	return state == SLOT_FINISHED || state == SLOT_FAILED || state == SLOT_STALLED;
-}
-
-static bool slot_stalled(const struct slot *s)
-{
-	return atomic_load(&s->state) == SLOT_STALLED;
-}
-
-/* A client process that vanished without saying why ends the run; its
- * clients are done, so nobody waits for them. */
-/* Has some child exited? One call, where the scan costs one per client
- * process; WNOWAIT leaves the child for the scan. A backend's own server
- * is a child too: when it is the one, every poll scans, as it did. */
-static bool some_child_exited(void)
-{
-	siginfo_t info;
-
-	memset(&info, 0, sizeof(info));
-	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
-		return errno != ECHILD;   /* not sure: scan */
-	return info.si_pid != 0;
-}
-
-static void reap_dead(struct driver *d)
-{
-	if (!d->pids || !some_child_exited())
-		return;
-	for (unsigned p = 0; p < d->started; p++) {
-		int status;
-		if (d->pids[p] <= 0 || waitpid(d->pids[p], &status, WNOHANG) <= 0)
-			continue;
-		d->pids[p] = 0;
-		for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++) {
-			if (slot_done(&d->sh->slot[i]))
-				continue;
-			atomic_store(&d->sh->slot[i].state, SLOT_FAILED);
-			char msg[128];
-			if (WIFSIGNALED(status))
-				snprintf(msg, sizeof(msg), "client %u died: killed by signal %d (%s)",
-					 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
-			else
-				snprintf(msg, sizeof(msg), "client %u exited with status %d before finishing",
-					 i, WEXITSTATUS(status));
-			set_error(d, msg);
-		}
-	}
-}
-
-static unsigned count_ready(const struct driver *d)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < d->nclients; i++)
-		n += atomic_load(&d->sh->slot[i].state) != SLOT_STARTING;
-	return n;
-}
-
-static unsigned count_done(const struct driver *d)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < d->nclients; i++)
-		n += slot_done(&d->sh->slot[i]);
-	return n;
-}
-
-/* Who a stalled client was waiting for, for the error message. */
-static void describe_peer(const struct driver *d, char *out, size_t size)
-{
-	const struct backend_config *b = &d->cfg->bcfg;
-
-	if (b->server)
-		snprintf(out, size, "%s server %s%s%s", d->cfg->backend->name, b->server,
-			 b->port ? " port " : "", b->port ? b->port : "");
-	else
-		snprintf(out, size, "backend %s's own server", d->cfg->backend->name);
-}
-
-/* The operation a client is in: the line it reached, found in the op array. */
-static const struct op *op_at_line(const struct loadfile *lf, uint64_t lines)
-{
-	if (lines == 0 || lf->n_lines == 0)
-		return NULL;
-	uint32_t line = (uint32_t)((lines - 1) % lf->n_lines) + 1;
-	size_t lo = 0, hi = lf->n_ops;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (lf->ops[mid].line < line)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < lf->n_ops && lf->ops[lo].line == line ? &lf->ops[lo] : NULL;
-}
-
-/* Every exchange has a bound: a client whose exchange (or set-up) has been
- * in flight longer than --timeout ends the run, naming it. */
-static void watchdog(struct driver *d, uint64_t now)
-{
-	uint64_t limit = (uint64_t)(d->cfg->timeout * 1e9);
-
-	for (unsigned i = 0; limit && i < d->nclients; i++) {
-		struct slot *s = &d->sh->slot[i];
-		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
-		if (!start || start > now || now - start < limit || slot_done(s))
-			continue;
-		char peer[200], msg[600];
-		const struct op *op = d->phase == PHASE_SETUP ? NULL
-			: op_at_line(d->cfg->lf, atomic_load(&s->lines));
-		describe_peer(d, peer, sizeof(peer));
-		if (op && !op->exchanges)
-			continue;   /* a long Sleep line is the loadfile's wish */
-		if (op)
-			snprintf(msg, sizeof(msg), "client %u, %s line %u (%s): no reply from %s "
-				 "within %g s (--timeout): is the server alive and reachable?", i,
-				 d->cfg->lf->path, op->line, smb_keyword(op->type), peer, d->cfg->timeout);
-		else
-			snprintf(msg, sizeof(msg), "client %u: connecting to %s took longer than %g s "
-				 "(--timeout): is the server alive and answering?", i, peer, d->cfg->timeout);
-		set_error(d, msg);
-		atomic_store(&s->state, SLOT_STALLED);   /* nobody waits for it */
-	}
-}
-
 /* Is something ending the run? Also reaps dead clients and runs the watchdog. */
 static int checkpoint(struct driver *d, uint64_t now)
 {
-	reap_dead(d);
-	watchdog(d, now);
+	driver_reap_dead(d);
+	driver_watchdog(d, now);
 	if (atomic_load(&d->sh->failed))
 		return RUN_FAILED;
 	if (stop_requested)
@@ -356,7 +92,7 @@ static int wait_start_at(struct driver *d)
 		snprintf(msg, sizeof(msg), "--start-at %.3f: the set-up ended %.3f s after that "
 			 "instant (more than %g s late): give a later time", start_at, late,
 			 START_AT_LATE_S);
-		set_error(d, msg);
+		driver_set_error(d, msg);
 		return RUN_FAILED;
 	}
 	if (late < 0 && d->obs->waiting)
@@ -378,7 +114,7 @@ static int wait_ready(struct driver *d)
 	unsigned nprocs = run_procs(d->cfg), per = d->cfg->bcfg.processes ? d->per_proc : 1;
 
 	for (;;) {
-		unsigned ready = count_ready(d);
+		unsigned ready = driver_count_ready(d);
 		int end = checkpoint(d, now_ns());
 		if (end >= 0)
 			return end;
@@ -556,33 +292,6 @@ static void sample_cost(struct driver *d, struct cost_sample *s, struct noise_sa
 
 /* Loadfile lines reached by every client; *waiting when one of them waits
  * by wish (a Sleep line, or -R's pace): then no progress is no stall. */
-static uint64_t progress_of(const struct driver *d, bool *waiting)
-{
-	uint64_t lines = 0;
-
-	*waiting = false;
-	for (unsigned i = 0; i < d->nclients; i++) {
-		const struct slot *s = &d->sh->slot[i];
-		uint64_t l = atomic_load_explicit(&s->lines, memory_order_relaxed);
-		lines += l;
-		if (*waiting || slot_done(s))
-			continue;
-		const struct op *op = op_at_line(d->cfg->lf, l);
-		*waiting = (op && !op->exchanges) ||
-			   (d->cfg->target_rate > 0 && !atomic_load_explicit(&s->op_start_ns, memory_order_relaxed));
-	}
-	return lines;
-}
-
-static void watch_stalls(struct driver *d, uint64_t now)
-{
-	bool waiting;
-	uint64_t lines = progress_of(d, &waiting);
-
-	if (d->noise.started)
-		noise_watch(&d->noise, lines, waiting, now);
-}
-
 static void set_phase(struct driver *d, int phase, uint64_t now)
 {
 	d->phase = phase;
@@ -594,7 +303,7 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 		sample_cost(d, &d->cost.start, &d->noise.start, false);
 		d->cost.started = d->noise.started = true;
 		now = now_ns();
-		noise_start_watch(&d->noise, progress_of(d, &waiting), now);
+		noise_start_watch(&d->noise, driver_progress_of(d, &waiting), now);
 	}
 	if (phase == PHASE_EXECUTE) {
 		d->exec_start = now;
@@ -602,7 +311,7 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 			d->base[i] = atomic_load_explicit(&d->sh->slot[i].bytes, memory_order_relaxed);
 	}
 	phase_set(d->sh, phase);
-	tell_phase(d, phase);
+	driver_tell_phase(d, phase);
 }
 
 /* Run-once: the run ends when the last client finished its pass. */
@@ -640,10 +349,10 @@ static enum run_status run_phases(struct driver *d)
 		int end = checkpoint(d, now);
 		if (end >= 0)
 			return d->exec_end = now, (enum run_status)end;
-		if (count_done(d) == d->nclients)
+		if (driver_count_done(d) == d->nclients)
 			return d->exec_end = last_finish(d), RUN_OK;
 		if (d->phase == PHASE_EXECUTE)
-			watch_stalls(d, now);
+			driver_watch_stalls(d, now);
 		bool over = d->phase == PHASE_EXECUTE && limit_ns && now >= d->exec_start + limit_ns;
 		/* A line due before the end is printed even when the driver woke
 		 * late, as on a loaded machine: the execute phase has its lines. */
@@ -674,74 +383,6 @@ static enum run_status run_phases(struct driver *d)
 /* Every client stops after its current operation; dbench's cleanup lines,
  * told, count those still finishing, once a second, down to 0. One that
  * does not stop within the grace period is stuck in its backend. */
-static int stop_clients(struct driver *d)
-{
-	uint64_t start = now_ns(), next_line = start + TICK_NS;
-	uint64_t grace = d->cfg->timeout > 0 && d->cfg->timeout * 1e9 < STOP_GRACE_NS ?
-			 (uint64_t)(d->cfg->timeout * 1e9) : STOP_GRACE_NS;
-	uint64_t since = d->exec_start ? d->exec_start : d->t0;
-	bool lines = d->t0 && d->obs->cleanup;
-	int stuck = 0;
-
-	tell_phase(d, PHASE_DONE);
-	if (lines)
-		d->obs->cleanup(d->obs->ctx, d->nclients - count_done(d), (start - since) / 1e9);
-	phase_set(d->sh, PHASE_DONE);
-	for (;;) {
-		uint64_t now = now_ns();
-		reap_dead(d);
-		unsigned left = d->nclients - count_done(d);
-		if (left == 0 || now - start >= grace)
-			break;
-		if (now >= next_line && lines) {
-			d->obs->cleanup(d->obs->ctx, left, (now - since) / 1e9);
-			next_line += TICK_NS;
-		}
-		sleep_ns(1000000);
-	}
-	if (lines)
-		d->obs->cleanup(d->obs->ctx, d->nclients - count_done(d), (now_ns() - since) / 1e9);
-	for (unsigned i = 0; i < d->nclients; i++) {
-		if (slot_done(&d->sh->slot[i]))
-			continue;
-		if (!stuck++) {
-			char msg[160];
-			snprintf(msg, sizeof(msg), "client %u did not stop within %.0f s of the end "
-				 "of the run: stuck in backend %s", i, grace / 1e9, d->cfg->backend->name);
-			set_error(d, msg);
-		}
-	}
-	return stuck;
-}
-
-/* Threads that stopped are joined; processes are waited for, and killed
- * when a client of theirs is stuck or stalled. A stuck or stalled thread
- * cannot be taken back: it is left behind, and true is returned. */
-static bool reap_all(struct driver *d, bool stuck)
-{
-	bool left_behind = false;
-
-	for (unsigned i = 0; d->threads && i < d->started; i++) {
-		const struct slot *s = &d->sh->slot[i];
-		if (slot_stalled(s) || (stuck && !slot_done(s)))
-			left_behind = true;
-		else
-			pthread_join(d->threads[i], NULL);
-	}
-	for (unsigned p = 0; d->pids && p < d->started; p++) {
-		if (d->pids[p] <= 0)
-			continue;
-		bool kill_it = stuck;
-		for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++)
-			kill_it |= slot_stalled(&d->sh->slot[i]);
-		if (kill_it)
-			kill(d->pids[p], SIGKILL);
-		while (waitpid(d->pids[p], NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	return left_behind;
-}
-
 static void add_cpu(double *user, double *sys, int who)
 {
 	struct rusage ru;
@@ -804,7 +445,7 @@ static void tell_pass_times(struct driver *d)
 {
 	for (unsigned i = 0; d->passes && d->obs->passes && i < d->nclients; i++) {
 		uint64_t n = d->sh->stats[i].passes;
-		d->obs->passes(d->obs->ctx, i, passes_of(d, i), n < PASS_TIMES ? n : PASS_TIMES, n);
+		d->obs->passes(d->obs->ctx, i, driver_passes_of(d, i), n < PASS_TIMES ? n : PASS_TIMES, n);
 	}
 }
 
@@ -893,8 +534,8 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 		return res->status = RUN_FAILED;
 	}
 	d.phase = PHASE_SETUP;
-	if (spawn(&d, &err) < 0)
-		set_error(&d, err.msg);
+	if (driver_spawn(&d, &err) < 0)
+		driver_set_error(&d, err.msg);
 	else if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
 	schedule_summary(&d);
@@ -904,7 +545,7 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 		noise_finish(&d.noise);
 	}
 
-	bool stuck = reap_all(&d, stop_clients(&d) > 0);
+	bool stuck = driver_reap_all(&d, driver_stop_clients(&d) > 0);
 	/* The backend's servers stop, and are reaped, before the CPU is read:
 	 * RUSAGE_CHILDREN counts only children that were waited for. */
 	if (!(stuck && d.threads) && cfg->backend->stop && d.backend_run) {

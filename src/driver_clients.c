@@ -1,0 +1,341 @@
+/* The driver's clients: started as threads or as processes of threads,
+ * watched (a death nobody announced, an exchange past --timeout, a
+ * stall), told to stop and waited for. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cpulist.h"
+#include "driver_priv.h"
+#include "smb.h"
+
+struct pass_time *driver_passes_of(struct driver *d, unsigned id)
+{
+	return d->passes ? d->passes + (size_t)id * PASS_TIMES : NULL;
+}
+
+/* --cpus: the calling thread, which runs client `id`, on the list's entry
+ * id. A client that cannot be pinned fails, and so does the run. */
+static int pin_client(struct driver *d, unsigned id)
+{
+	struct errbuf err;
+	char who[32];
+
+	snprintf(who, sizeof(who), "client %u", id);
+	if (cpu_list_pin(d->cfg->cpus, id, 0, who, &err) == 0)
+		return 0;
+	driver_set_error(d, err.msg);
+	atomic_store(&d->sh->slot[id].state, SLOT_FAILED);
+	return -1;
+}
+
+static void *client_thread(void *p)
+{
+	struct client_arg *a = p;
+
+	if (pin_client(a->d, a->id) == 0)
+		client_main(a->d->cfg, a->d->backend_run, a->d->sh, driver_passes_of(a->d, a->id), a->id);
+	return NULL;
+}
+
+/* Client threads start with Ctrl-C blocked: only the driver handles it. */
+static int start_threads(struct driver *d, unsigned first, unsigned n, pthread_t *threads,
+			 struct errbuf *err)
+{
+	sigset_t block, old;
+	unsigned i;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	for (i = 0; i < n; i++) {
+		d->args[first + i] = (struct client_arg){ d, first + i };
+		int rc = pthread_create(&threads[i], NULL, client_thread, &d->args[first + i]);
+		if (rc) {
+			errno = rc;
+			err_errno(err, "starting client thread %u of %u (raise ulimit -u?)",
+				  first + i, d->nclients);
+			break;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return (int)i;
+}
+
+/* A client process: its clients run as threads, the first in main(). It
+ * dies with tbench, even when tbench is killed with SIGKILL. */
+static void client_process(struct driver *d, unsigned proc, pid_t parent)
+{
+	unsigned first = proc * d->per_proc;
+	unsigned n = d->nclients - first < d->per_proc ? d->nclients - first : d->per_proc;
+	pthread_t threads[n > 1 ? n - 1 : 1];
+	struct errbuf err;
+	int rc = 0;
+
+	if (die_with_parent(parent, SIGKILL) < 0)
+		_exit(1);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	if (pin_client(d, first) < 0) {
+		for (unsigned i = 1; i < n; i++)   /* never started: nobody waits for them */
+			atomic_store(&d->sh->slot[first + i].state, SLOT_FAILED);
+		_exit(1);
+	}
+	int extra = n > 1 ? start_threads(d, first + 1, n - 1, threads, &err) : 0;
+	if (extra < (int)n - 1)
+		driver_set_error(d, err.msg);
+	else
+		rc = client_main(d->cfg, d->backend_run, d->sh, driver_passes_of(d, first), first);
+	for (int i = 0; i < extra; i++)
+		pthread_join(threads[i], NULL);
+	_exit(rc == 0 ? 0 : 1);
+}
+
+int driver_spawn(struct driver *d, struct errbuf *err)
+{
+	if (!d->cfg->bcfg.processes) {
+		d->started = (unsigned)start_threads(d, 0, d->nclients, d->threads, err);
+		return d->started == d->nclients ? 0 : -1;
+	}
+	unsigned nprocs = run_procs(d->cfg);
+	pid_t parent = getpid();
+
+	fflush(NULL);   /* nothing buffered is copied into the children */
+	for (; d->started < nprocs; d->started++) {
+		pid_t pid = fork();
+		if (pid < 0)
+			return err_errno(err, "forking client process %u of %u (raise ulimit -u?)",
+					 d->started, nprocs);
+		if (pid == 0)
+			client_process(d, d->started, parent);
+		d->pids[d->started] = pid;
+	}
+	return 0;
+}
+
+static bool slot_stalled(const struct slot *s)
+{
+	return atomic_load(&s->state) == SLOT_STALLED;
+}
+
+/* A client process that vanished without saying why ends the run; its
+ * clients are done, so nobody waits for them. */
+/* Has some child exited? One call, where the scan costs one per client
+ * process; WNOWAIT leaves the child for the scan. A backend's own server
+ * is a child too: when it is the one, every poll scans, as it did. */
+static bool some_child_exited(void)
+{
+	siginfo_t info;
+
+	memset(&info, 0, sizeof(info));
+	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != ECHILD;   /* not sure: scan */
+	return info.si_pid != 0;
+}
+
+void driver_reap_dead(struct driver *d)
+{
+	if (!d->pids || !some_child_exited())
+		return;
+	for (unsigned p = 0; p < d->started; p++) {
+		int status;
+		if (d->pids[p] <= 0 || waitpid(d->pids[p], &status, WNOHANG) <= 0)
+			continue;
+		d->pids[p] = 0;
+		for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++) {
+			if (slot_done(&d->sh->slot[i]))
+				continue;
+			atomic_store(&d->sh->slot[i].state, SLOT_FAILED);
+			char msg[128];
+			if (WIFSIGNALED(status))
+				snprintf(msg, sizeof(msg), "client %u died: killed by signal %d (%s)",
+					 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
+			else
+				snprintf(msg, sizeof(msg), "client %u exited with status %d before finishing",
+					 i, WEXITSTATUS(status));
+			driver_set_error(d, msg);
+		}
+	}
+}
+
+unsigned driver_count_ready(const struct driver *d)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < d->nclients; i++)
+		n += atomic_load(&d->sh->slot[i].state) != SLOT_STARTING;
+	return n;
+}
+
+unsigned driver_count_done(const struct driver *d)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < d->nclients; i++)
+		n += slot_done(&d->sh->slot[i]);
+	return n;
+}
+
+int driver_stop_clients(struct driver *d)
+{
+	uint64_t start = now_ns(), next_line = start + TICK_NS;
+	uint64_t grace = d->cfg->timeout > 0 && d->cfg->timeout * 1e9 < STOP_GRACE_NS ?
+			 (uint64_t)(d->cfg->timeout * 1e9) : STOP_GRACE_NS;
+	uint64_t since = d->exec_start ? d->exec_start : d->t0;
+	bool lines = d->t0 && d->obs->cleanup;
+	int stuck = 0;
+
+	driver_tell_phase(d, PHASE_DONE);
+	if (lines)
+		d->obs->cleanup(d->obs->ctx, d->nclients - driver_count_done(d), (start - since) / 1e9);
+	phase_set(d->sh, PHASE_DONE);
+	for (;;) {
+		uint64_t now = now_ns();
+		driver_reap_dead(d);
+		unsigned left = d->nclients - driver_count_done(d);
+		if (left == 0 || now - start >= grace)
+			break;
+		if (now >= next_line && lines) {
+			d->obs->cleanup(d->obs->ctx, left, (now - since) / 1e9);
+			next_line += TICK_NS;
+		}
+		sleep_ns(1000000);
+	}
+	if (lines)
+		d->obs->cleanup(d->obs->ctx, d->nclients - driver_count_done(d), (now_ns() - since) / 1e9);
+	for (unsigned i = 0; i < d->nclients; i++) {
+		if (slot_done(&d->sh->slot[i]))
+			continue;
+		if (!stuck++) {
+			char msg[160];
+			snprintf(msg, sizeof(msg), "client %u did not stop within %.0f s of the end "
+				 "of the run: stuck in backend %s", i, grace / 1e9, d->cfg->backend->name);
+			driver_set_error(d, msg);
+		}
+	}
+	return stuck;
+}
+
+/* Threads that stopped are joined; processes are waited for, and killed
+ * when a client of theirs is stuck or stalled. A stuck or stalled thread
+ * cannot be taken back: it is left behind, and true is returned. */
+bool driver_reap_all(struct driver *d, bool stuck)
+{
+	bool left_behind = false;
+
+	for (unsigned i = 0; d->threads && i < d->started; i++) {
+		const struct slot *s = &d->sh->slot[i];
+		if (slot_stalled(s) || (stuck && !slot_done(s)))
+			left_behind = true;
+		else
+			pthread_join(d->threads[i], NULL);
+	}
+	for (unsigned p = 0; d->pids && p < d->started; p++) {
+		if (d->pids[p] <= 0)
+			continue;
+		bool kill_it = stuck;
+		for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++)
+			kill_it |= slot_stalled(&d->sh->slot[i]);
+		if (kill_it)
+			kill(d->pids[p], SIGKILL);
+		while (waitpid(d->pids[p], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return left_behind;
+}
+
+/* ---- watching them ---------------------------------------------------- */
+
+/* Who a stalled client was waiting for, for the error message. */
+static void describe_peer(const struct driver *d, char *out, size_t size)
+{
+	const struct backend_config *b = &d->cfg->bcfg;
+
+	if (b->server)
+		snprintf(out, size, "%s server %s%s%s", d->cfg->backend->name, b->server,
+			 b->port ? " port " : "", b->port ? b->port : "");
+	else
+		snprintf(out, size, "backend %s's own server", d->cfg->backend->name);
+}
+
+/* The operation a client is in: the line it reached, found in the op array. */
+static const struct op *op_at_line(const struct loadfile *lf, uint64_t lines)
+{
+	if (lines == 0 || lf->n_lines == 0)
+		return NULL;
+	uint32_t line = (uint32_t)((lines - 1) % lf->n_lines) + 1;
+	size_t lo = 0, hi = lf->n_ops;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (lf->ops[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < lf->n_ops && lf->ops[lo].line == line ? &lf->ops[lo] : NULL;
+}
+
+/* Every exchange has a bound: a client whose exchange (or set-up) has been
+ * in flight longer than --timeout ends the run, naming it. */
+void driver_watchdog(struct driver *d, uint64_t now)
+{
+	uint64_t limit = (uint64_t)(d->cfg->timeout * 1e9);
+
+	for (unsigned i = 0; limit && i < d->nclients; i++) {
+		struct slot *s = &d->sh->slot[i];
+		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
+		if (!start || start > now || now - start < limit || slot_done(s))
+			continue;
+		char peer[200], msg[600];
+		const struct op *op = d->phase == PHASE_SETUP ? NULL
+			: op_at_line(d->cfg->lf, atomic_load(&s->lines));
+		describe_peer(d, peer, sizeof(peer));
+		if (op && !op->exchanges)
+			continue;   /* a long Sleep line is the loadfile's wish */
+		if (op)
+			snprintf(msg, sizeof(msg), "client %u, %s line %u (%s): no reply from %s "
+				 "within %g s (--timeout): is the server alive and reachable?", i,
+				 d->cfg->lf->path, op->line, smb_keyword(op->type), peer, d->cfg->timeout);
+		else
+			snprintf(msg, sizeof(msg), "client %u: connecting to %s took longer than %g s "
+				 "(--timeout): is the server alive and answering?", i, peer, d->cfg->timeout);
+		driver_set_error(d, msg);
+		atomic_store(&s->state, SLOT_STALLED);   /* nobody waits for it */
+	}
+}
+
+uint64_t driver_progress_of(const struct driver *d, bool *waiting)
+{
+	uint64_t lines = 0;
+
+	*waiting = false;
+	for (unsigned i = 0; i < d->nclients; i++) {
+		const struct slot *s = &d->sh->slot[i];
+		uint64_t l = atomic_load_explicit(&s->lines, memory_order_relaxed);
+		lines += l;
+		if (*waiting || slot_done(s))
+			continue;
+		const struct op *op = op_at_line(d->cfg->lf, l);
+		*waiting = (op && !op->exchanges) ||
+			   (d->cfg->target_rate > 0 && !atomic_load_explicit(&s->op_start_ns, memory_order_relaxed));
+	}
+	return lines;
+}
+
+void driver_watch_stalls(struct driver *d, uint64_t now)
+{
+	bool waiting;
+	uint64_t lines = driver_progress_of(d, &waiting);
+
+	if (d->noise.started)
+		noise_watch(&d->noise, lines, waiting, now);
+}

@@ -1,0 +1,81 @@
+/* What the driver's two files share: struct driver, the state of one run,
+ * and the functions each calls of the other (driver.c: the phases, the
+ * release and gathering; driver_clients.c: starting, watching and
+ * stopping the clients). Private to them. */
+#ifndef TBENCH_DRIVER_PRIV_H
+#define TBENCH_DRIVER_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "driver.h"
+#include "shared.h"
+
+#define POLL_NS   100000000ull    /* how often the driver looks */
+#define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
+#define STOP_GRACE_NS 30000000000ull  /* clients stop within it after the end, on a loaded machine too */
+#define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
+#define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
+#define RELEASE_NS 1000000000ull  /* every client begins its first operation within it */
+
+struct driver {
+	const struct run_config *cfg;
+	const struct run_observer *obs;  /* never NULL: an empty one when none was given */
+	unsigned nclients, per_proc;
+	struct shared *sh;
+	size_t sh_size;
+	uint64_t *base;                 /* each client's bytes when the execute phase began */
+	struct pass_time *passes;       /* --show-execute-time: PASS_TIMES per client */
+	size_t passes_size;
+	void *backend_run;
+	pthread_t *threads;
+	pid_t *pids;                    /* one per client process */
+	struct client_arg { struct driver *d; unsigned id; } *args;
+	unsigned started;               /* clients (threads) or processes started */
+	uint64_t t0, exec_start, exec_end, worst_ns;
+	int phase;
+	unsigned last_sec;              /* the phase's last progress line: its whole second, 0 before */
+	unsigned late_lines, skipped;   /* lines later than LATE_NS; seconds that had none */
+	uint64_t worst_late_ns;
+	uint64_t all_began_ns;          /* when every client had begun an operation; 0: not yet */
+	bool release_warned;
+	struct cost cost;               /* counters, and the samples of the execute phase */
+	struct noise noise;             /* sampled with the cost; the stall watch */
+	pid_t *tids;                    /* the clients' tasks */
+};
+
+static inline bool slot_done(const struct slot *s)
+{
+	int state = atomic_load(&s->state);
+	return state == SLOT_FINISHED || state == SLOT_FAILED || state == SLOT_STALLED;
+}
+
+/* driver.c: the first error of the run wins; the observer hears of a phase. */
+void driver_set_error(struct driver *d, const char *msg);
+void driver_tell_phase(struct driver *d, enum phase phase);
+
+/* driver_clients.c */
+struct pass_time *driver_passes_of(struct driver *d, unsigned id);
+/* Starts every client: threads, or processes of per_proc threads each. */
+int driver_spawn(struct driver *d, struct errbuf *err);
+/* A client process that vanished without saying why ends the run. */
+void driver_reap_dead(struct driver *d);
+unsigned driver_count_ready(const struct driver *d);
+unsigned driver_count_done(const struct driver *d);
+/* A client whose exchange (or set-up) is in flight past --timeout fails
+ * the run, named; the stall watch is fed every client's progress. */
+void driver_watchdog(struct driver *d, uint64_t now);
+void driver_watch_stalls(struct driver *d, uint64_t now);
+/* Lines replayed by every client; *waiting: one of them is in a Sleep
+ * line or waiting for -R's schedule, which is no stall. */
+uint64_t driver_progress_of(const struct driver *d, bool *waiting);
+/* The end: every client told to stop, waited for within a grace period;
+ * how many are stuck. */
+int driver_stop_clients(struct driver *d);
+/* Joins and waits for the clients; true when a stuck one was left behind. */
+bool driver_reap_all(struct driver *d, bool stuck);
+
+#endif
