@@ -248,7 +248,7 @@ remote_server() {
 	grep -q "srv: using $BUILD/tbench_srv " "$out.err" && ok "remote server: srv's own tbench_srv, from its PATH" ||
 		not_ok "remote server: which tbench_srv: $(grep 'srv: using' "$out.err")"
 	check_restored "remote server" "$out"
-	grep -q ': the sweep ended (heartbeat input closed): restoring$' "$out/runs/guard-srv.log" 2>/dev/null &&
+	grep -q ' the sweep ended (heartbeat input closed): restoring$' "$out/runs/guard-srv.log" 2>/dev/null &&
 		ok "remote server: srv's guard restored when the sweep ended" ||
 		not_ok "remote server: srv's guard says: $(paste -sd' ' "$out/runs/guard-srv.log" 2>/dev/null)"
 }
@@ -411,7 +411,7 @@ dropped_connection() {
 		ok "dropped connection: a run after it failed: $(cols "$out" error | grep . | tail -n 1 | cut -c1-120)" ||
 		not_ok "dropped connection: runs: $(cols "$out" status,error | paste -sd' ')"
 	check_restored "dropped ssh connection (sweep ended)" "$out"
-	grep -q ': no heartbeat for 10 s: restoring$' "$out/runs/guard-srv.log" 2>/dev/null &&
+	grep -q ' no heartbeat for 10 s: restoring$' "$out/runs/guard-srv.log" 2>/dev/null &&
 		ok "dropped connection: srv's guard says it had no heartbeat for 10 s" ||
 		not_ok "dropped connection: srv's guard says: $(paste -sd' ' "$out/runs/guard-srv.log" 2>/dev/null)"
 }
