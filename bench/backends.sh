@@ -269,6 +269,7 @@ write_report() {
 		if [[ -f $csv.meta ]]; then
 			sed 's/^/- /' "$csv.meta"
 		fi
+		tb_noise_md "$out.noise"
 		printf '\n'
 		report_tables
 		# The analysis of the last run, written by hand, survives --report-only.
@@ -445,6 +446,7 @@ RANDOM=$seed
 	printf 'load: before each rep waited up to %d s for load1 < %s; load1 before/after each run is in the CSV\n' "$load_wait" "$max_load"
 } >"$csv.meta"
 
+tb_noise_begin "$prog" || exit 1
 echo "run,rep,clients,slot,contender,client,server,backend,status,mb_per_sec,ops_per_sec,execute_s,warmup_s,wall_s,load1_before,load5_before,load1_after,started_utc" >"$csv"
 
 nruns=$((reps * ${#client_list[@]} * ${#contenders[@]}))
@@ -488,4 +490,5 @@ for ((rep = 1; rep <= reps; rep++)); do
 	done
 done
 note "all runs done in $(($(date +%s) - t_all)) s"
+tb_noise_end "$out.noise"
 write_report

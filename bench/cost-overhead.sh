@@ -39,6 +39,7 @@ run() {   # run BACKEND N [--cost]: MB/sec
 		awk '/^Throughput/ { print $2 }'
 }
 
+tb_noise_begin bench/cost-overhead.sh || exit 1
 echo "rep,backend,clients,cost,mb_per_sec" >"$OUT.csv"
 for rep in $(seq "$REPS"); do
 	for b in "${backends[@]}"; do
@@ -51,12 +52,15 @@ for rep in $(seq "$REPS"); do
 		done
 	done
 done
+tb_noise_end "$OUT.noise"
 
 {
 	echo "# What $WITH costs"
 	echo
 	echo "\`bench/cost-overhead.sh --reps $REPS --backends \"$BACKENDS\" --clients \"$CLIENTS\" -t $SECS --with \"$WITH\"\`,"
 	echo "$(date -u +%Y-%m-%d), Linux $(uname -r), $(nproc) CPUs; \`$("$TBENCH" --version)\`."
+	echo
+	tb_noise_md "$OUT.noise"
 	echo
 	echo "| backend | clients | MB/s without (median) | with $WITH ÷ without (median of $REPS paired) |"
 	echo "|---|---:|---:|---:|"

@@ -68,6 +68,7 @@ one_run() {
 }
 
 read -r -a client_counts <<<"$CLIENTS"
+tb_noise_begin bench/dropin.sh || exit 1
 echo "rep,clients,variant,mb_per_sec" >"$OUT.csv"
 total=$((REPS * ${#client_counts[@]} * 3)) done_runs=0
 for rep in $(seq "$REPS"); do
@@ -84,6 +85,7 @@ for rep in $(seq "$REPS"); do
 		done
 	done
 done
+tb_noise_end "$OUT.noise"
 
 # The median of the paired ratios (same rep and client count) per N.
 {
@@ -91,6 +93,8 @@ done
 	echo
 	echo "\`bench/dropin.sh --reps $REPS --clients \"$CLIENTS\" -t $SECS\`, $(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs,"
 	echo "loadfile $LOADFILE; each run in its own network namespace; default options on both sides."
+	echo
+	tb_noise_md "$OUT.noise"
 	echo
 	echo "| clients | dbench MB/s (median) | ours MB/s (median) | ours ÷ dbench, own servers (median of $REPS paired) | ours on dbench's server ÷ dbench |"
 	echo "|---:|---:|---:|---:|---:|"

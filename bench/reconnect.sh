@@ -147,8 +147,10 @@ if [[ ${TABLE_ONLY:-0} == 1 ]]; then
 	started="(the CSV's runs ended $(date -u -r "$csv" '+%Y-%m-%d %H:%M UTC'))"
 	load_before="(see the CSV)"
 else
+	tb_noise_begin bench/reconnect.sh || exit 1
 	echo 'clients,rep,variant,conn_per_sec,client_cpu_us_per_conn,client_switches_per_conn,load1' >"$csv"
 	measure | tee -a "$csv"
+	tb_noise_end "$out/bench-reconnect.noise"
 fi
 {
 	printf '# tbench -b tcp --reconnect 1 against a bare connect/exchange/close loop\n\n'
@@ -159,6 +161,8 @@ fi
 	# shellcheck disable=SC2016  # the backticks are Markdown
 	printf '\nCommand, in the build directory, under the quiet-machine lock (scripts/lib/quiet.sh): `env CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/reconnect.sh`. Medians of the reps; conn/s: connections (each with one exchange) per second of the measured window; client CPU and switches per connection: of the client processes only (tbench: its --json cost figures; bare: getrusage), the server being the same for both.\n\n' \
 		"$clients" "$reps" "$warmup" "$secs"
+	tb_noise_md "$out/bench-reconnect.noise"
+	printf '\n'
 	table
 } >"$out/bench-reconnect.md"
 if [[ -r $out/bench-reconnect-notes.md ]]; then

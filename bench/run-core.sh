@@ -81,9 +81,13 @@ if [[ $append != 1 && -n $parts ]]; then
 	printf 'kind,benchmark,clients,rep,variant,value,value2,value3,value4\n' >"$csv"
 fi
 IFS=, read -r -a todo <<<"$parts"
-for part in "${todo[@]}"; do
-	"$bench" "${args[@]}" --only "$part" --csv-append "$csv"
-done
+if ((${#todo[@]})); then
+	tb_noise_begin bench/run-core.sh || exit 1
+	for part in "${todo[@]}"; do
+		"$bench" "${args[@]}" --only "$part" --csv-append "$csv"
+	done
+	tb_noise_end "$out/$name.noise"
+fi
 
 # The tables, from the CSV: each part that has rows.
 : >"$tmp/tables.md"
@@ -118,7 +122,9 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	printf '%s\n' "$bt"
 	printf -- '- Raw numbers: %s.csv (kind, benchmark, clients, rep, variant, then: ops/s, MB/s, ' "$name"
 	printf 'measured s, ops per CPU-s for throughput; ms for parse; max RSS, VmHWM, tree Rss, tree Pss '
-	printf 'in KiB for rss; TSC Hz, ppm off CLOCK_MONOTONIC, s since calibration for clock)\n\n'
+	printf 'in KiB for rss; TSC Hz, ppm off CLOCK_MONOTONIC, s since calibration for clock)\n'
+	tb_noise_md "$out/$name.noise"
+	printf '\n'
 	cat "$tmp/tables.md"
 	if [[ -r $out/$name-notes.md ]]; then
 		cat "$out/$name-notes.md"

@@ -101,9 +101,12 @@ if [[ ${TABLE_ONLY:-0} == 1 ]]; then
 	[[ -r $csv ]] || die "TABLE_ONLY: $csv is missing"
 	started="(the CSV's runs ended $(date -u -r "$csv" '+%Y-%m-%d %H:%M UTC'))"
 fi
+noise=$out/bench-$name.noise   # the machine's load and steal around the runs
 if [[ ${TABLE_ONLY:-0} != 1 ]]; then
+	tb_noise_begin bench/shm-uring.sh || exit 1
 	echo 'clients,rep,variant,value' >"$csv"
 	"measure_$name" | tee -a "$csv"
+	tb_noise_end "$noise"
 fi
 {
 	printf '# %s\n\n' "$what"
@@ -113,6 +116,8 @@ fi
 	# shellcheck disable=SC2016  # the backticks are Markdown
 	printf 'Command, in the build directory, under the quiet-machine lock (scripts/lib/quiet.sh): `CLIENTS=%s REPS=%s WARMUP=%s SECS=%s ../bench/shm-uring.sh %s`.\n\n' \
 		"$clients" "$reps" "$warmup" "$secs" "$name"
+	tb_noise_md "$noise"
+	printf '\n'
 	if [[ $name == shm ]]; then table bare tbench ops/s 0.95; else table tcp uring MB/s ""; fi
 } >"$out/bench-$name.md"
 if [[ -r $out/bench-$name-notes.md ]]; then
