@@ -22,6 +22,9 @@ set -euo pipefail
 tb_bench_lock bench/backends.sh "$@"   # never beside the test suite or another benchmark
 
 prog=${0##*/}
+PROG=$prog   # for common.sh's die and usage_error
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")
 
@@ -91,11 +94,6 @@ operations per second of the execute phase of all clients together (from
 EOF
 }
 
-die() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-	exit 2
-}
-
 note() {
 	printf '%s: %s\n' "$prog" "$*" >&2
 }
@@ -120,25 +118,23 @@ while (($#)); do
 	--keep-logs) keep_logs=${2:?}; shift ;;
 	--report-only) report_only=1 ;;
 	-h | --help) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
 
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
-
-if ! is_uint "$reps" || ((reps < 1)); then die "--reps: a whole number >= 1, not '$reps'"; fi
-if ! is_uint "$secs" || ((secs < 1)); then die "--secs: a whole number of seconds >= 1, not '$secs'"; fi
-is_uint "$warmup" || die "--warmup: a whole number of seconds, not '$warmup'"
-is_uint "$load_wait" || die "--load-wait: a whole number of seconds, not '$load_wait'"
-[[ $max_load =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--max-load: a number, not '$max_load'"
-[[ -z $seed ]] || is_uint "$seed" || die "--seed: a whole number, not '$seed'"
+if ! is_uint "$reps" || ((reps < 1)); then usage_error "--reps: a whole number >= 1, not '$reps'"; fi
+if ! is_uint "$secs" || ((secs < 1)); then usage_error "--secs: a whole number of seconds >= 1, not '$secs'"; fi
+is_uint "$warmup" || usage_error "--warmup: a whole number of seconds, not '$warmup'"
+is_uint "$load_wait" || usage_error "--load-wait: a whole number of seconds, not '$load_wait'"
+[[ $max_load =~ ^[0-9]+([.][0-9]+)?$ ]] || usage_error "--max-load: a number, not '$max_load'"
+[[ -z $seed ]] || is_uint "$seed" || usage_error "--seed: a whole number, not '$seed'"
 IFS=, read -r -a client_list <<<"$clients"
 for n in "${client_list[@]}"; do
-	if ! is_uint "$n" || ((n < 1)); then die "--clients: whole numbers >= 1, not '$n'"; fi
+	if ! is_uint "$n" || ((n < 1)); then usage_error "--clients: whole numbers >= 1, not '$n'"; fi
 done
 IFS=, read -r -a backend_list <<<"$backends"
-((${#backend_list[@]})) || die "--backends: empty"
+((${#backend_list[@]})) || usage_error "--backends: empty"
 
 csv=$out.csv
 md=$out.md
@@ -297,14 +293,14 @@ command -v jq >/dev/null || die "jq not found (apt-get install jq)"
 tbench=$(cd "$(dirname "$tbench")" && pwd)/$(basename "$tbench")
 "$tbench" -b help >/dev/null 2>&1 || die "$tbench does not take -b: is it dbench's tbench?"
 for b in "${backend_list[@]}"; do
-	"$tbench" -b help 2>&1 | grep -q "^  $b " || die "our tbench has no backend '$b'"
+	grep -q "^  $b " <<<"$("$tbench" -b help 2>&1)" || usage_error "our tbench has no backend '$b'"
 done
 db_time=$((secs + 1))
 if ((with_dbench)); then
 	[[ -x $db_tbench && -x $db_srv ]] ||
 		die "dbench 4.0's tbench/tbench_srv not found (apt-get install dbench) or use --no-dbench"
 	((db_time / 5 == warmup)) ||
-		die "dbench 4.0 -t $db_time warms up for $((db_time / 5)) s, not --warmup $warmup: pick --secs/--warmup so that (secs+1)/5 = warmup (e.g. -t 4 -w 1, -t 9 -w 2), or use --no-dbench"
+		usage_error "dbench 4.0 -t $db_time warms up for $((db_time / 5)) s, not --warmup $warmup: pick --secs/--warmup so that (secs+1)/5 = warmup (e.g. -t 4 -w 1, -t 9 -w 2), or use --no-dbench"
 fi
 [[ -z $keep_logs ]] || mkdir -p "$keep_logs"
 mkdir -p "$(dirname "$out")"
@@ -459,12 +455,7 @@ for ((rep = 1; rep <= reps; rep++)); do
 	fi
 	for n in "${client_list[@]}"; do
 		order=("${contenders[@]}")
-		for ((i = ${#order[@]} - 1; i > 0; i--)); do
-			j=$((RANDOM % (i + 1)))
-			tmpk=${order[i]}
-			order[i]=${order[j]}
-			order[j]=$tmpk
-		done
+		shuffle_array order
 		slot=0
 		for k in "${order[@]}"; do
 			run=$((run + 1))

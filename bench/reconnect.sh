@@ -36,10 +36,9 @@ out=${OUT:-$srcdir/results}
 csv=$out/bench-reconnect.csv
 port=7003
 
-die() {
-	echo "reconnect.sh: $*" >&2
-	exit 2
-}
+PROG=reconnect.sh   # for common.sh's die and usage_error
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
 
 # In a new network namespace: a tbench_srv of its own, then one run of
 # VARIANT with N clients; prints "conn_per_sec cpu_us_per_conn switches_per_conn".

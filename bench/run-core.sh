@@ -47,10 +47,9 @@ processes=${PROCESSES:-1}
 parts=${PARTS-parse,throughput,rss}
 append=${APPEND:-0}
 
-die() {
-	printf 'run-core.sh: %s\n' "$*" >&2
-	exit 2
-}
+PROG=run-core.sh   # for common.sh's die and usage_error
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
 
 [[ -x $bench ]] || die "$bench is missing: run 'make bench' (or 'make bench/bench_core') in the build directory"
 [[ -x $tbench ]] || die "$tbench is missing: run 'make' in the build directory first"

@@ -31,10 +31,9 @@ secs=${SECS:-3}
 out=${OUT:-$srcdir/results}
 csv=$out/bench-$name.csv
 
-die() {
-	echo "shm-uring.sh: $*" >&2
-	exit 2
-}
+PROG=shm-uring.sh   # for common.sh's die and usage_error
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
 
 # CSV rows clients,rep,variant,value: bench_shm's ops/s or tbench's MB/s.
 measure_shm() {
@@ -46,7 +45,7 @@ measure_shm() {
 measure_uring() {
 	local rep n b mb pair counts uring_opt
 	[[ -x ./tbench ]] || die "./tbench missing: run make here"
-	./tbench -b help 2>&1 | grep -q '^ *uring ' || die "this tbench was built without liburing"
+	grep -q '^ *uring ' <<<"$(./tbench -b help 2>&1)" || die "this tbench was built without liburing"
 	IFS=, read -r -a counts <<<"$clients"
 	for ((rep = 0; rep < reps; rep++)); do
 		for n in "${counts[@]}"; do
@@ -93,7 +92,7 @@ table() {
 case $name in
 shm) what="tbench -b shm against a bare futex ping-pong of the same sizes, threads" ;;
 uring) what="tbench -b uring against -b tcp, processes, each with servers of its own, each run in a network namespace of its own (tbench --netns); --uring ${URING:-(none)}" ;;
-*) die "usage: shm-uring.sh shm|uring (see the comment at its top)" ;;
+*) echo "usage: shm-uring.sh shm|uring (see the comment at its top)" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
 started=$(date -u '+%Y-%m-%d %H:%M UTC')

@@ -17,6 +17,9 @@ set -euo pipefail
 tb_bench_lock bench/versus.sh "$@"   # never beside the test suite or another benchmark
 
 prog=${0##*/}
+PROG=$prog   # for common.sh's die and usage_error
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")
 
@@ -70,10 +73,6 @@ paired ratios (other ÷ base, within one rep).
 EOF
 }
 
-die() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-	exit 2
-}
 
 while (($#)); do
 	case $1 in
@@ -90,25 +89,24 @@ while (($#)); do
 	-o | --out) out=${2:?}; shift ;;
 	--report-only) report_only=1 ;;
 	-h | --help) usage; exit 0 ;;
-	*) usage >&2; die "unknown argument '$1'" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 	shift
 done
 
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
-[[ -n $out ]] || die "-o PREFIX is required (e.g. -o $srcdir/results/bench-tcp-zc)"
-if ! is_uint "$reps" || ((reps < 1)); then die "--reps: a whole number >= 1, not '$reps'"; fi
-if ! is_uint "$secs" || ((secs < 1)); then die "--secs: a whole number >= 1, not '$secs'"; fi
-is_uint "$warmup" || die "--warmup: a whole number, not '$warmup'"
-[[ -z $seed ]] || is_uint "$seed" || die "--seed: a whole number, not '$seed'"
+[[ -n $out ]] || usage_error "-o PREFIX is required (e.g. -o $srcdir/results/bench-tcp-zc)"
+if ! is_uint "$reps" || ((reps < 1)); then usage_error "--reps: a whole number >= 1, not '$reps'"; fi
+if ! is_uint "$secs" || ((secs < 1)); then usage_error "--secs: a whole number >= 1, not '$secs'"; fi
+is_uint "$warmup" || usage_error "--warmup: a whole number, not '$warmup'"
+[[ -z $seed ]] || is_uint "$seed" || usage_error "--seed: a whole number, not '$seed'"
 IFS=, read -r -a backend_list <<<"$backends"
-((${#backend_list[@]} >= 2)) || die "--backends: a base and at least one other"
+((${#backend_list[@]} >= 2)) || usage_error "--backends: a base and at least one other"
 IFS=, read -r -a client_list <<<"$clients"
 IFS=, read -r -a size_list <<<"$sizes"
 for n in "${client_list[@]}" "${size_list[@]}"; do
-	if ! is_uint "$n" || ((n < 1)); then die "--clients and --sizes: whole numbers >= 1, not '$n'"; fi
+	if ! is_uint "$n" || ((n < 1)); then usage_error "--clients and --sizes: whole numbers >= 1, not '$n'"; fi
 done
-((${#size_list[@]} == 0 || ${#client_list[@]} == 1)) || die "--sizes takes one client count"
+((${#size_list[@]} == 0 || ${#client_list[@]} == 1)) || usage_error "--sizes takes one client count"
 report_tables() {
 	awk -F, -v backends="$backends" "$(cat "$here/median.awk")"'
 	function add(k, v) { acc[k] = (k in acc) ? acc[k] " " v : v }
@@ -192,7 +190,7 @@ command -v jq >/dev/null || die "jq not found (apt-get install jq)"
 [[ -x $tbench ]] || die "$tbench: not found; run from the build directory or give --tbench"
 tbench=$(cd "$(dirname "$tbench")" && pwd)/$(basename "$tbench")
 for b in "${backend_list[@]}"; do
-	"$tbench" -b help 2>&1 | grep -q "^  $b " || die "$tbench has no backend '$b'"
+	grep -q "^  $b " <<<"$("$tbench" -b help 2>&1)" || usage_error "$tbench has no backend '$b'"
 done
 ((${#size_list[@]})) || [[ -r $loadfile ]] || die "$loadfile: not readable"
 [[ -n $seed ]] || seed=$((RANDOM * 32768 + RANDOM))
@@ -217,15 +215,6 @@ else
 		cells+=("$n 0 $loadfile")
 	done
 fi
-
-shuffle() {   # shuffle NAME: the array NAME in place, with $RANDOM
-	local -n a=$1
-	local i j t
-	for ((i = ${#a[@]} - 1; i > 0; i--)); do
-		j=$((RANDOM % (i + 1)))
-		t=${a[i]} a[i]=${a[j]} a[j]=$t
-	done
-}
 
 # run_one BACKEND CLIENTS LOADFILE: one CSV row's figures, or "fail".
 run_one() {
@@ -269,11 +258,11 @@ nruns=$((reps * ${#cells[@]} * ${#backend_list[@]}))
 run=0
 for ((rep = 1; rep <= reps; rep++)); do
 	order=("${cells[@]}")
-	shuffle order
+	shuffle_array order
 	for cell in "${order[@]}"; do
 		read -r n size lf <<<"$cell"
 		bs=("${backend_list[@]}")
-		shuffle bs
+		shuffle_array bs
 		for b in "${bs[@]}"; do
 			run=$((run + 1))
 			read -r l1 _ </proc/loadavg

@@ -1,4 +1,5 @@
-# Shared by tbench-sweep, tbench-plot and tbench-compare (sourced, not run):
+# Shared by tbench-sweep, tbench-plot, tbench-compare and the benchmarks
+# under bench/ (sourced, not run):
 # messages and exits, and which of the suite's programs to use.
 # The caller sets PROG (its name) and SCRIPT_DIR (its directory).
 # shellcheck shell=bash
@@ -12,6 +13,22 @@ usage_error() {
 	echo "$PROG: $*" >&2
 	echo "Try '$PROG --help'." >&2
 	exit 2
+}
+
+is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
+
+# Shuffles the array named NAME in place with bash's RANDOM (Fisher-Yates).
+# In the caller's shell, not in a pipeline or $(...): a subshell reseeds
+# RANDOM, and the same seed must give the same order.
+shuffle_array() { # NAME
+	local -n arr="$1"
+	local i j tmp
+	for ((i = ${#arr[@]} - 1; i > 0; i--)); do
+		j=$((RANDOM % (i + 1)))
+		tmp="${arr[i]}"
+		arr[i]="${arr[j]}"
+		arr[j]="$tmp"
+	done
 }
 
 # 0 when PROGRAM --version says it is of this suite (dbench's tbench says

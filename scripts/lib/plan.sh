@@ -106,20 +106,6 @@ plan_points() { # BACKENDS CLIENTS SETTINGS (each one a line) NET-BACKENDS(a,b o
 	done
 }
 
-# Shuffles the array named NAME in place with bash's RANDOM (Fisher-Yates).
-# In the caller's shell, not in a pipeline or $(...): a subshell reseeds
-# RANDOM, and the same seed must give the same order.
-plan_shuffle() { # NAME
-	local -n arr="$1"
-	local i j tmp
-	for ((i = ${#arr[@]} - 1; i > 0; i--)); do
-		j=$((RANDOM % (i + 1)))
-		tmp="${arr[i]}"
-		arr[i]="${arr[j]}"
-		arr[j]="$tmp"
-	done
-}
-
 # Runs "rep|point": rep 1 of every point, then rep 2, ...: drift of the
 # machine spreads over all points instead of landing on some. Within a rep,
 # the points of one client count run back to back in an order shuffled
@@ -133,7 +119,7 @@ plan_runs() { # POINTS REPS SEED
 	for ((rep = 1; rep <= $2; rep++)); do
 		for c in "${clients[@]}"; do
 			mapfile -t group < <(awk -F'|' -v c="$c" '$2 == c' <<<"$1")
-			plan_shuffle group
+			shuffle_array group
 			for p in "${group[@]}"; do echo "$rep|$p"; done
 		done
 	done
