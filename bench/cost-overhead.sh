@@ -64,20 +64,17 @@ tb_noise_end "$OUT.noise"
 	echo
 	echo "| backend | clients | MB/s without (median) | with $WITH ÷ without (median of $REPS paired) |"
 	echo "|---|---:|---:|---:|"
-	awk -F, 'NR > 1 { v[$1 "," $2 "," $3 "," $4] = $5; key[$2 "," $3] = 1; reps[$1] = 1 }
-		function median(a, m,   i, j, t) {
-			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-		}
+	awk -F, "$(cat "$here/bench/median.awk")"'
+		NR > 1 { v[$1 "," $2 "," $3 "," $4] = $5; key[$2 "," $3] = 1; reps[$1] = 1 }
 		END {
 			for (k in key) {
-				m = 0
+				ratio = base = ""
 				for (r in reps) {
 					off = v[r "," k ",off"]; on = v[r "," k ",on"]
-					if (off > 0 && on > 0) { m++; ratio[m] = on / off; base[m] = off }
+					if (off > 0 && on > 0) { ratio = ratio " " on / off; base = base " " off }
 				}
 				split(k, bn, ",")
-				if (m) printf "| %s | %s | %.1f | %.4f |\n", bn[1], bn[2], median(base, m), median(ratio, m)
+				if (base != "") printf "| %s | %s | %.1f | %.4f |\n", bn[1], bn[2], median(base), median(ratio)
 			}
 		}' "$OUT.csv" | sort
 } >"$OUT.md"

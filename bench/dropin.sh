@@ -98,21 +98,18 @@ tb_noise_end "$OUT.noise"
 	echo
 	echo "| clients | dbench MB/s (median) | ours MB/s (median) | ours ÷ dbench, own servers (median of $REPS paired) | ours on dbench's server ÷ dbench |"
 	echo "|---:|---:|---:|---:|---:|"
-	awk -F, 'NR > 1 { v[$1 "," $2 "," $3] = $4; if (!($2 in seen)) { seen[$2] = 1; ns[++k] = $2 } ; reps[$1] = 1 }
-		function median(a, m,   i, j, t) {
-			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-		}
+	awk -F, "$(cat "$here/bench/median.awk")"'
+		NR > 1 { v[$1 "," $2 "," $3] = $4; if (!($2 in seen)) { seen[$2] = 1; ns[++k] = $2 } ; reps[$1] = 1 }
 		END {
 			for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (ns[y] + 0 < ns[x] + 0) { t = ns[x]; ns[x] = ns[y]; ns[y] = t }
 			for (x = 1; x <= k; x++) {
-				n = ns[x]; m = 0
+				n = ns[x]; m = 0; ro = rs = dd = oo = ""
 				for (r in reps) {
 					d = v[r "," n ",dbench"]; o = v[r "," n ",ours"]; s = v[r "," n ",ours-on-dbench-srv"]
-					if (d > 0 && o > 0 && s > 0) { m++; ro[m] = o / d; rs[m] = s / d; dd[m] = d; oo[m] = o }
+					if (d > 0 && o > 0 && s > 0) { m++; ro = ro " " o / d; rs = rs " " s / d; dd = dd " " d; oo = oo " " o }
 				}
 				if (m == 0) { printf "| %s | - | - | - | - |\n", n; continue }
-				printf "| %s | %.1f | %.1f | %.3f | %.3f |\n", n, median(dd, m), median(oo, m), median(ro, m), median(rs, m)
+				printf "| %s | %.1f | %.1f | %.3f | %.3f |\n", n, median(dd), median(oo), median(ro), median(rs)
 			}
 		}' "$OUT.csv"
 } >"$OUT.md"
