@@ -3,65 +3,13 @@
 #include "table.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Tables larger than this are refused: a sweep of thousands of runs is a
  * few megabytes. */
 #define TABLE_MAX_FILE ((size_t)256 << 20)
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("tbench-stats: out of memory\n", stderr);
-		exit(EXIT_RUN_FAILED);
-	}
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	return strcpy(xrealloc(NULL, strlen(s) + 1), s);
-}
-
-char *read_text_file(const char *path, size_t max, size_t *len, struct errbuf *err)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err_errno(err, "%s", path);
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0) {
-		err_errno(err, "%s", path);
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		err_set(err, "%s: not a regular file of at most %zu MiB", path, max >> 20);
-		close(fd);
-		return NULL;
-	}
-	char *buf = xrealloc(NULL, (size_t)st.st_size + 1);
-	if (read_full(fd, buf, (size_t)st.st_size) < 0) {
-		if (errno)
-			err_errno(err, "%s: reading", path);
-		else
-			err_set(err, "%s: the file shrank while it was read", path);
-		free(buf);
-		close(fd);
-		return NULL;
-	}
-	close(fd);
-	*len = (size_t)st.st_size;
-	buf[*len] = '\0';
-	return buf;
-}
 
 /* ---- parsing ------------------------------------------------------------- */
 

@@ -27,9 +27,6 @@ void table_free(struct table *t);
 /* The index of the column called name, -1 when there is none. */
 int table_col(const struct table *t, const char *name);
 
-/* A file read whole (at most max bytes), NUL-terminated; *len is its size. */
-char *read_text_file(const char *path, size_t max, size_t *len, struct errbuf *err);
-
 /* Comma-separated names such as "backend,clients,offload"; empty items dropped. */
 struct strlist {
 	size_t n;
@@ -47,10 +44,5 @@ void csv_put_num(FILE *f, double v);
 void csv_put_row(FILE *f, char *const *cells, size_t n);
 /* A cell as a number: NaN when empty or not wholly a number. */
 double csv_num(const char *s);
-
-/* Allocation for the statistics tools: running out of memory ends the
- * program with a message and EXIT_RUN_FAILED. */
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
 
 #endif

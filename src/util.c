@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -185,4 +187,53 @@ int raise_fd_limit(unsigned long *limit, struct errbuf *err)
 	}
 	*limit = rl.rlim_cur == RLIM_INFINITY ? ULONG_MAX : (unsigned long)rl.rlim_cur;
 	return 0;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
+		exit(EXIT_RUN_FAILED);
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return strcpy(xrealloc(NULL, strlen(s) + 1), s);
+}
+
+char *read_text_file(const char *path, size_t max, size_t *len, struct errbuf *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_errno(err, "%s", path);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		err_errno(err, "%s", path);
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		err_set(err, "%s: not a regular file of at most %zu MiB", path, max >> 20);
+		close(fd);
+		return NULL;
+	}
+	char *buf = xrealloc(NULL, (size_t)st.st_size + 1);
+	if (read_full(fd, buf, (size_t)st.st_size) < 0) {
+		if (errno)
+			err_errno(err, "%s: reading", path);
+		else
+			err_set(err, "%s: the file shrank while it was read", path);
+		free(buf);
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	buf[*len] = '\0';
+	return buf;
 }

@@ -1,5 +1,6 @@
 /* Small helpers shared by every part: error buffers, sleeps, full reads
- * and writes that retry on EINTR and short transfers. */
+ * and writes that retry on EINTR and short transfers, allocation that
+ * cannot fail, whole files read as text. */
 #ifndef TBENCH_UTIL_H
 #define TBENCH_UTIL_H
 
@@ -50,6 +51,15 @@ int raise_fd_limit(unsigned long *limit, struct errbuf *err);
 /* Quotes untrusted text for a message: printable ASCII as it is, other
  * bytes as \xNN, cut to `max` input bytes with "..." after. Returns out. */
 char *str_escape(char *out, size_t outlen, const char *s, size_t len, size_t max);
+
+/* Allocation where running out of memory can only end the program: it
+ * does, with a message naming the program, and EXIT_RUN_FAILED. */
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* A file read whole (at most max bytes), NUL-terminated; *len is its size.
+ * NULL with err naming the file when it cannot be read. */
+char *read_text_file(const char *path, size_t max, size_t *len, struct errbuf *err);
 
 static inline void put_be32(uint8_t *p, uint32_t v)
 {
