@@ -1,6 +1,7 @@
 #include "config.h"
 #include "cost.h"
 #include "procfs.h"
+#include "schema.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -16,11 +17,11 @@
 #include <unistd.h>
 
 const char *const cost_perf_name[PERF_N] = {
-	"task_clock_us", "context_switches", "cpu_migrations", "cycles", "instructions", "syscalls",
+	SK_TASK_CLOCK_US, SK_CONTEXT_SWITCHES, SK_CPU_MIGRATIONS, SK_CYCLES, SK_INSTRUCTIONS, SK_SYSCALLS,
 };
 const char *const cost_net_name[NET_N] = {
-	"segments_out", "segments_in", "retransmits", "delayed_acks",
-	"dev_tx_packets", "dev_tx_bytes", "dev_rx_packets", "dev_rx_bytes",
+	SK_SEGMENTS_OUT, SK_SEGMENTS_IN, SK_RETRANSMITS, SK_DELAYED_ACKS,
+	SK_DEV_TX_PACKETS, SK_DEV_TX_BYTES, SK_DEV_RX_PACKETS, SK_DEV_RX_BYTES,
 };
 
 /* --- perf_event_open --------------------------------------------------- */

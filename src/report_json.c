@@ -15,43 +15,12 @@
 #include "cpulist.h"
 #include "json.h"
 #include "report_figures.h"
+#include "schema.h"
 #include "version.h"
 
 static void json_str(FILE *f, const char *s)
 {
 	json_write_string(f, s);
-}
-
-static void json_latency(FILE *f, const struct histogram *h)
-{
-	fprintf(f, "\"count\": %llu, \"avg_ms\": %.6f, \"p50_ms\": %.6f, \"p99_ms\": %.6f, "
-		"\"p999_ms\": %.6f, \"max_ms\": %.6f",
-		(unsigned long long)h->count, hist_mean_ns(h) / 1e6, ms(hist_quantile(h, 0.50)),
-		ms(hist_quantile(h, 0.99)), ms(hist_quantile(h, 0.999)), ms(h->max_ns));
-}
-
-/* The non-empty buckets as [low_ns, high_ns, count] (a bucket holds low <=
- * ns < high; the last, which clamps, has high = low), with the exact sum and
- * maximum: enough to merge runs and recompute hist_quantile's figures. */
-static void json_histogram(FILE *f, const struct histogram *h)
-{
-	fprintf(f, ", \"histogram\": { \"sum_ns\": %llu, \"max_ns\": %llu, \"buckets\": [",
-		(unsigned long long)h->sum_ns, (unsigned long long)h->max_ns);
-	for (unsigned i = 0, first = 1; i < HIST_BUCKETS; i++) {
-		if (!h->bucket[i])
-			continue;
-		uint64_t lo = hist_bucket_low(i), hi = i + 1 < HIST_BUCKETS ? hist_bucket_low(i + 1) : lo;
-		fprintf(f, "%s[%llu, %llu, %u]", first ? "" : ", ", (unsigned long long)lo,
-			(unsigned long long)hi, h->bucket[i]);
-		first = 0;
-	}
-	fprintf(f, "] }");
-}
-
-void report_json_latency(FILE *f, const struct histogram *h)
-{
-	json_latency(f, h);
-	json_histogram(f, h);
 }
 
 /* The clock the timestamps came from; with the TSC, how far its time had
@@ -62,21 +31,24 @@ static void json_clock(FILE *f)
 	struct clock_check c;
 
 	clock_check(&c);
-	fprintf(f, "    \"clock\": { \"source\": \"%s\", \"why\": ", clock_source_name(c.source));
+	fprintf(f, "    " SKEY(SK_CLOCK) "{ " SKEY(SK_SOURCE) "\"%s\", " SKEY(SK_WHY),
+		clock_source_name(c.source));
 	json_str(f, c.why);
 	if (c.source == CLOCK_SOURCE_TSC)
-		fprintf(f, ", \"calibration_error_ppm\": %.3f, \"checked_after_s\": %.3f },\n",
-			c.error_ppm, c.elapsed_s);
+		fprintf(f, ", " SKEY(SK_CALIBRATION_ERROR_PPM) "%.3f, " SKEY(SK_CHECKED_AFTER_S)
+			"%.3f },\n", c.error_ppm, c.elapsed_s);
 	else
-		fprintf(f, ", \"calibration_error_ppm\": null, \"checked_after_s\": null },\n");
+		fprintf(f, ", " SKEY(SK_CALIBRATION_ERROR_PPM) "null, " SKEY(SK_CHECKED_AFTER_S)
+			"null },\n");
 }
 
 /* --spin (shm) and --uring (uring): recorded whichever backend ran. */
 static void json_transport_settings(FILE *f, const struct backend_config *b)
 {
-	fprintf(f, "    \"spin_us\": %u,\n    \"uring\": { \"sqpoll\": %s, \"files\": %s, "
-		"\"buffers\": %s, \"zc_min\": %u },\n", b->spin_us, b->uring.sqpoll ? "true" : "false",
-		b->uring.files ? "true" : "false", b->uring.buffers ? "true" : "false", b->uring.zc_min);
+	fprintf(f, "    " SKEY(SK_SPIN_US) "%u,\n    " SKEY(SK_URING) "{ " SKEY(SK_SQPOLL) "%s, "
+		SKEY(SK_FILES) "%s, " SKEY(SK_BUFFERS) "%s, " SKEY(SK_ZC_MIN) "%u },\n", b->spin_us,
+		b->uring.sqpoll ? "true" : "false", b->uring.files ? "true" : "false",
+		b->uring.buffers ? "true" : "false", b->uring.zc_min);
 }
 
 static const char *family_name(int family)
@@ -100,35 +72,39 @@ static void json_knob_settings(FILE *f, const struct run_config *cfg, const stru
 	const struct cpu_list *sc = cfg->bcfg.server_cpus;
 	int family = cfg->bcfg.family ? cfg->bcfg.family : res->socket.known ? res->socket.family : 0;
 
-	fprintf(f, "    \"cpus\": ");
+	fprintf(f, "    " SKEY(SK_CPUS));
 	json_str_or_null(f, cfg->cpus ? cfg->cpus->text : NULL);
-	fprintf(f, ",\n    \"server_cpus\": ");
+	fprintf(f, ",\n    " SKEY(SK_SERVER_CPUS));
 	json_str_or_null(f, sc ? sc->text : NULL);
-	fprintf(f, ",\n    \"family\": ");
+	fprintf(f, ",\n    " SKEY(SK_FAMILY));
 	json_str_or_null(f, family == AF_UNIX ? NULL : family_name(family));
 	if (cfg->start_at)
-		fprintf(f, ",\n    \"start_at\": %.6f,\n", cfg->start_at);
+		fprintf(f, ",\n    " SKEY(SK_START_AT) "%.6f,\n", cfg->start_at);
 	else
-		fprintf(f, ",\n    \"start_at\": null,\n");
+		fprintf(f, ",\n    " SKEY(SK_START_AT) "null,\n");
 }
 
 static void json_settings(FILE *f, const struct run_config *cfg, const struct run_result *res,
 			  int argc, const char *const *argv)
 {
-	fprintf(f, "  \"settings\": {\n    \"backend\": ");
+	fprintf(f, "  " SKEY(SK_SETTINGS) "{\n    " SKEY(SK_BACKEND));
 	json_str(f, cfg->backend->name);
-	fprintf(f, ",\n    \"clients\": %u,\n    \"model\": \"%s\",\n    \"procs\": %u,\n"
-		"    \"clients_per_process\": %u,\n    \"copy_replies\": %s,\n    \"loadfile\": ",
+	fprintf(f, ",\n    " SKEY(SK_CLIENTS) "%u,\n    " SKEY(SK_MODEL) "\"%s\",\n    "
+		SKEY(SK_PROCS) "%u,\n    " SKEY(SK_CLIENTS_PER_PROCESS) "%u,\n    "
+		SKEY(SK_COPY_REPLIES) "%s,\n    " SKEY(SK_LOADFILE),
 		cfg->bcfg.nclients, cfg->bcfg.processes ? "processes" : "threads", run_procs(cfg),
 		cfg->clients_per_process ? cfg->clients_per_process : 1,
 		cfg->bcfg.copy_replies ? "true" : "false");
 	json_str(f, cfg->lf->path);
-	fprintf(f, ",\n    \"loadfile_ops\": %zu,\n    \"loadfile_pass_bytes\": %llu,\n",
+	fprintf(f, ",\n    " SKEY(SK_LOADFILE_OPS) "%zu,\n    " SKEY(SK_LOADFILE_PASS_BYTES)
+		"%llu,\n",
 		cfg->lf->n_ops, (unsigned long long)cfg->lf->pass_payload);
-	fprintf(f, "    \"timelimit_s\": %g,\n    \"warmup_s\": %g,\n    \"target_rate_mb_s\": %g,\n"
-		"    \"timeout_s\": %g,\n", cfg->timelimit, cfg->warmup, cfg->target_rate, cfg->timeout);
+	fprintf(f, "    " SKEY(SK_TIMELIMIT_S) "%g,\n    " SKEY(SK_WARMUP_S) "%g,\n    "
+		SKEY(SK_TARGET_RATE_MB_S) "%g,\n    " SKEY(SK_TIMEOUT_S) "%g,\n", cfg->timelimit,
+		cfg->warmup, cfg->target_rate, cfg->timeout);
 	json_transport_settings(f, &cfg->bcfg);
-	fprintf(f, "    \"processes\": %s,\n    \"run_once\": %s,\n    \"server\": ",
+	fprintf(f, "    " SKEY(SK_PROCESSES) "%s,\n    " SKEY(SK_RUN_ONCE) "%s,\n    "
+		SKEY(SK_SERVER),
 		cfg->bcfg.processes ? "true" : "false", cfg->run_once ? "true" : "false");
 	if (cfg->bcfg.server)
 		json_str(f, cfg->bcfg.server);
@@ -137,7 +113,7 @@ static void json_settings(FILE *f, const struct run_config *cfg, const struct ru
 	fprintf(f, ",\n");
 	json_clock(f);
 	json_knob_settings(f, cfg, res);
-	fprintf(f, "    \"command\": [");
+	fprintf(f, "    " SKEY(SK_COMMAND) "[");
 	for (int i = 0; i < argc; i++) {
 		fputs(i ? ", " : "", f);
 		json_str(f, argv[i]);
@@ -161,30 +137,34 @@ static void json_result(FILE *f, const struct run_config *cfg, const struct run_
 	double cpu = res->cpu_user + res->cpu_sys;
 	bool ex = res->executed && res->execute_secs > 0;
 
-	fprintf(f, "  \"result\": {\n    \"status\": \"%s\",\n    \"partial\": %s,\n    \"error\": ",
+	fprintf(f, "  " SKEY(SK_RESULT) "{\n    " SKEY(SK_STATUS) "\"%s\",\n    "
+		SKEY(SK_PARTIAL) "%s,\n    " SKEY(SK_ERROR),
 		status[res->status], res->status == RUN_OK ? "false" : "true");
 	json_str(f, res->error);
 	fprintf(f, ",\n");
-	json_figure(f, "mb_per_sec", result_mb_per_sec(res), ex, "\n");
-	json_figure(f, "ops_per_sec", ex ? res->ops / res->execute_secs : 0, ex, "\n");
-	json_figure(f, "execute_s", res->execute_secs, res->executed, "\n");
-	fprintf(f, "    \"total_s\": %.6f,\n", res->total_secs);
-	fprintf(f, "    \"payload_bytes\": %llu,\n    \"payload_bytes_all_phases\": %llu,\n    \"ops\": %llu,\n",
+	json_figure(f, SK_MB_PER_SEC, result_mb_per_sec(res), ex, "\n");
+	json_figure(f, SK_OPS_PER_SEC, ex ? res->ops / res->execute_secs : 0, ex, "\n");
+	json_figure(f, SK_EXECUTE_S, res->execute_secs, res->executed, "\n");
+	fprintf(f, "    " SKEY(SK_TOTAL_S) "%.6f,\n", res->total_secs);
+	fprintf(f, "    " SKEY(SK_PAYLOAD_BYTES) "%llu,\n    " SKEY(SK_PAYLOAD_BYTES_ALL_PHASES)
+		"%llu,\n    " SKEY(SK_OPS) "%llu,\n",
 		(unsigned long long)res->bytes, (unsigned long long)res->bytes_all,
 		(unsigned long long)res->ops);
-	json_figure(f, "max_latency_ms", ms(res->max_latency_ns), ex, "\n");
+	json_figure(f, SK_MAX_LATENCY_MS, ms(res->max_latency_ns), ex, "\n");
 	/* The warning of report_notes: a client replayed less than one pass. */
-	fprintf(f, "    \"less_than_a_pass\": %s,\n", prefix_only(cfg, res, &least) ? "true" : "false");
+	fprintf(f, "    " SKEY(SK_LESS_THAN_A_PASS) "%s,\n",
+		prefix_only(cfg, res, &least) ? "true" : "false");
 	if (ex) {
-		fprintf(f, "    \"latency\": { ");
-		report_json_latency(f, &res->all);
+		fprintf(f, "    " SKEY(SK_LATENCY) "{ ");
+		schema_put_latency(f, &res->all);
 		fprintf(f, " },\n");
 	} else {
-		fprintf(f, "    \"latency\": null,\n");
+		fprintf(f, "    " SKEY(SK_LATENCY) "null,\n");
 	}
-	fprintf(f, "    \"cpu\": { \"user_s\": %.6f, \"system_s\": %.6f, "
-		"\"clients_user_s\": %.6f, \"clients_system_s\": %.6f, "
-		"\"others_user_s\": %.6f, \"others_system_s\": %.6f, \"cpu_us_per_mb\": %.3f }\n  },\n",
+	fprintf(f, "    " SKEY(SK_CPU) "{ " SKEY(SK_USER_S) "%.6f, " SKEY(SK_SYSTEM_S) "%.6f, "
+		SKEY(SK_CLIENTS_USER_S) "%.6f, " SKEY(SK_CLIENTS_SYSTEM_S) "%.6f, "
+		SKEY(SK_OTHERS_USER_S) "%.6f, " SKEY(SK_OTHERS_SYSTEM_S) "%.6f, "
+		SKEY(SK_CPU_US_PER_MB) "%.3f }\n  },\n",
 		res->cpu_user, res->cpu_sys, res->cpu_clients_user, res->cpu_clients_sys,
 		res->cpu_user - res->cpu_clients_user, res->cpu_sys - res->cpu_clients_sys,
 		res->bytes_all ? cpu * 1e6 / (res->bytes_all / 1e6) : 0);
@@ -194,8 +174,9 @@ static void json_result(FILE *f, const struct run_config *cfg, const struct run_
 static void json_tasks(FILE *f, const char *name, const struct run_result *res,
 		       const struct task_times *a, const struct task_times *b)
 {
-	fprintf(f, "      \"%s\": { \"tasks\": %u, \"cpu_user_us\": %.3f, \"cpu_system_us\": %.3f, "
-		"\"voluntary_switches\": %.4f, \"involuntary_switches\": %.4f },\n", name, b->tasks,
+	fprintf(f, "      \"%s\": { " SKEY(SK_TASKS) "%u, " SKEY(SK_CPU_USER_US) "%.3f, "
+		SKEY(SK_CPU_SYSTEM_US) "%.3f, " SKEY(SK_VOLUNTARY_SWITCHES) "%.4f, "
+		SKEY(SK_INVOLUNTARY_SWITCHES) "%.4f },\n", name, b->tasks,
 		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
 		per_op(res, (double)(b->vol_cs - a->vol_cs)), per_op(res, (double)(b->invol_cs - a->invol_cs)));
 }
@@ -205,12 +186,12 @@ static void json_cost(FILE *f, const struct run_config *cfg, const struct run_re
 	const struct cost *c = &res->cost;
 
 	if (!cost_known(res)) {
-		fprintf(f, "  \"cost\": null,\n");
+		fprintf(f, "  " SKEY(SK_COST) "null,\n");
 		return;
 	}
-	fprintf(f, "  \"cost\": {\n    \"per_operation\": {\n");
-	json_tasks(f, "clients", res, &c->start.clients, &c->end.clients);
-	json_tasks(f, "servers", res, &c->start.servers, &c->end.servers);
+	fprintf(f, "  " SKEY(SK_COST) "{\n    " SKEY(SK_PER_OPERATION) "{\n");
+	json_tasks(f, SK_CLIENTS, res, &c->start.clients, &c->end.clients);
+	json_tasks(f, SK_SERVERS, res, &c->start.servers, &c->end.servers);
 	for (int i = 0; i < PERF_N; i++) {
 		double v = per_op(res, (double)perf_delta(c, i) / (i == PERF_TASK_CLOCK ? 1e3 : 1));
 		if (cost_perf_source(c, i))
@@ -226,12 +207,14 @@ static void json_cost(FILE *f, const struct run_config *cfg, const struct run_re
 	}
 	double segs = net_known(c, NET_SEGS_OUT) ? net_delta(c, NET_SEGS_OUT) : 0;
 	if (segs > 0 && (cfg->backend->flags & BACKEND_TCP))
-		fprintf(f, "      \"payload_bytes_per_segment\": %.1f\n    },\n", res->wire_bytes / segs);
+		fprintf(f, "      " SKEY(SK_PAYLOAD_BYTES_PER_SEGMENT) "%.1f\n    },\n",
+			res->wire_bytes / segs);
 	else
-		fprintf(f, "      \"payload_bytes_per_segment\": null\n    },\n");
-	fprintf(f, "    \"operations\": %llu,\n    \"device\": ", (unsigned long long)res->ops);
+		fprintf(f, "      " SKEY(SK_PAYLOAD_BYTES_PER_SEGMENT) "null\n    },\n");
+	fprintf(f, "    " SKEY(SK_OPERATIONS) "%llu,\n    " SKEY(SK_DEVICE),
+		(unsigned long long)res->ops);
 	json_str(f, c->dev);
-	fprintf(f, ",\n    \"counted_by\": {");
+	fprintf(f, ",\n    " SKEY(SK_COUNTED_BY) "{");
 	for (int i = 0, first = 1; i < PERF_N; i++) {
 		if (!cost_perf_source(c, i))
 			continue;
@@ -239,7 +222,7 @@ static void json_cost(FILE *f, const struct run_config *cfg, const struct run_re
 		json_str(f, cost_perf_source(c, i));
 		first = 0;
 	}
-	fprintf(f, " },\n    \"not_available\": {");
+	fprintf(f, " },\n    " SKEY(SK_NOT_AVAILABLE) "{");
 	for (int i = 0, first = 1; i < PERF_N; i++) {
 		if (!c->perf_why[i][0])
 			continue;
@@ -256,10 +239,10 @@ static void json_backend_counters(FILE *f, const struct run_config *cfg, const s
 	const char *const *names = cfg->backend->counter_names;
 
 	if (!cfg->backend->counters || !names) {
-		fprintf(f, "  \"backend_counters\": null,\n");
+		fprintf(f, "  " SKEY(SK_BACKEND_COUNTERS) "null,\n");
 		return;
 	}
-	fprintf(f, "  \"backend_counters\": {");
+	fprintf(f, "  " SKEY(SK_BACKEND_COUNTERS) "{");
 	for (int i = 0; i < BACKEND_COUNTERS && names[i]; i++)
 		fprintf(f, "%s \"%s\": %llu", i ? "," : "", names[i], (unsigned long long)res->backend[i]);
 	fprintf(f, " },\n");
@@ -279,28 +262,30 @@ static void json_noise(FILE *f, const struct run_config *cfg, const struct run_r
 
 	noise_of(cfg, res, &n);
 	if (!n.known) {
-		fprintf(f, "  \"noise\": null,\n");
+		fprintf(f, "  " SKEY(SK_NOISE) "null,\n");
 		return;
 	}
-	fprintf(f, "  \"noise\": {\n    \"wall_s\": %.4f, \"online_cpus\": %u, ", n.wall_s, n.cpus);
-	json_num_or_null(f, "steal_pct", n.sys_known ? n.steal_pct : NAN, ", ");
-	json_num_or_null(f, "other_cpu_pct", n.sys_known ? n.other_cpu_pct : NAN, ", ");
-	json_num_or_null(f, "outside_runnable", n.sys_known ? n.outside_runnable : NAN, ",\n    ");
-	json_num_or_null(f, "loadavg_start", n.loadavg_start, ", ");
-	json_num_or_null(f, "loadavg_end", n.loadavg_end, ", ");
-	fprintf(f, "\"cpu_migrations\": %llu,\n    \"cpu_freq\": ", (unsigned long long)n.migrations);
+	fprintf(f, "  " SKEY(SK_NOISE) "{\n    " SKEY(SK_WALL_S) "%.4f, " SKEY(SK_ONLINE_CPUS) "%u, ",
+		n.wall_s, n.cpus);
+	json_num_or_null(f, SK_STEAL_PCT, n.sys_known ? n.steal_pct : NAN, ", ");
+	json_num_or_null(f, SK_OTHER_CPU_PCT, n.sys_known ? n.other_cpu_pct : NAN, ", ");
+	json_num_or_null(f, SK_OUTSIDE_RUNNABLE, n.sys_known ? n.outside_runnable : NAN, ",\n    ");
+	json_num_or_null(f, SK_LOADAVG_START, n.loadavg_start, ", ");
+	json_num_or_null(f, SK_LOADAVG_END, n.loadavg_end, ", ");
+	fprintf(f, SKEY(SK_CPU_MIGRATIONS) "%llu,\n    " SKEY(SK_CPU_FREQ), (unsigned long long)n.migrations);
 	if (n.freq_cpus)
-		fprintf(f, "{ \"exposed\": true, \"cpus\": %u, \"start_mhz\": %.1f, \"end_mhz\": %.1f, "
-			"\"changed_cpus\": %u },\n    ", n.freq_cpus, n.freq_start_mhz, n.freq_end_mhz,
-			n.freq_changed_cpus);
+		fprintf(f, "{ " SKEY(SK_EXPOSED) "true, " SKEY(SK_CPUS) "%u, " SKEY(SK_START_MHZ) "%.1f, "
+			SKEY(SK_END_MHZ) "%.1f, " SKEY(SK_CHANGED_CPUS) "%u },\n    ", n.freq_cpus,
+			n.freq_start_mhz, n.freq_end_mhz, n.freq_changed_cpus);
 	else
-		fprintf(f, "{ \"exposed\": false },\n    ");
-	json_num_or_null(f, "longest_stall_s", n.longest_stall_s, ", ");
-	json_num_or_null(f, "overrun_s", n.overrun_s, ",\n    ");
-	fprintf(f, "\"thresholds\": { \"steal_pct\": %g, \"other_cpu_pct\": %g, \"stall_s\": %g, ",
+		fprintf(f, "{ " SKEY(SK_EXPOSED) "false },\n    ");
+	json_num_or_null(f, SK_LONGEST_STALL_S, n.longest_stall_s, ", ");
+	json_num_or_null(f, SK_OVERRUN_S, n.overrun_s, ",\n    ");
+	fprintf(f, SKEY(SK_THRESHOLDS) "{ " SKEY(SK_STEAL_PCT) "%g, " SKEY(SK_OTHER_CPU_PCT) "%g, "
+		SKEY(SK_STALL_S) "%g, ",
 		NOISE_STEAL_PCT, NOISE_OTHER_CPU_PCT, NOISE_STALL_S);
-	json_num_or_null(f, "overrun_s", n.overrun_limit_s, ", ");
-	fprintf(f, "\"min_judged_s\": %g },\n    \"disturbed\": %s, \"reasons\": [",
+	json_num_or_null(f, SK_OVERRUN_S, n.overrun_limit_s, ", ");
+	fprintf(f, SKEY(SK_MIN_JUDGED_S) "%g },\n    " SKEY(SK_DISTURBED) "%s, " SKEY(SK_REASONS) "[",
 		NOISE_MIN_JUDGED_S, n.reasons ? "true" : "false");
 	for (int i = 0, first = 1; i < NOISE_REASONS; i++)
 		if (n.reasons & (1u << i)) {
@@ -320,41 +305,43 @@ static void json_offload(FILE *f, const char *name, int v, const char *after)
 static void json_netns(FILE *f, const struct netns_state *n)
 {
 	if (!n) {
-		fprintf(f, "  \"netns\": null,\n");
+		fprintf(f, "  " SKEY(SK_NETNS) "null,\n");
 		return;
 	}
-	fprintf(f, "  \"netns\": { \"private\": %s, \"user_namespace\": %s, \"device\": ",
+	fprintf(f, "  " SKEY(SK_NETNS) "{ " SKEY(SK_PRIVATE) "%s, " SKEY(SK_USER_NAMESPACE) "%s, "
+		SKEY(SK_DEVICE),
 		n->entered ? "true" : "false", n->user_ns ? "true" : "false");
 	json_str(f, n->device[0] ? n->device : "lo");
 	fprintf(f, ", ");
-	json_offload(f, "tso", n->tso, ", ");
-	json_offload(f, "gso", n->gso, ", ");
-	json_offload(f, "gro", n->gro, ", ");
+	json_offload(f, SK_TSO, n->tso, ", ");
+	json_offload(f, SK_GSO, n->gso, ", ");
+	json_offload(f, SK_GRO, n->gro, ", ");
 	if (n->mtu > 0)
-		fprintf(f, "\"mtu\": %d },\n", n->mtu);
+		fprintf(f, SKEY(SK_MTU) "%d },\n", n->mtu);
 	else
-		fprintf(f, "\"mtu\": null },\n");
+		fprintf(f, SKEY(SK_MTU) "null },\n");
 }
 
 /* Client 0's first connection as getsockopt saw it; null without a socket. */
 static void json_socket(FILE *f, const struct socket_readback *s)
 {
 	if (!s->known) {
-		fprintf(f, "  \"socket\": null,\n");
+		fprintf(f, "  " SKEY(SK_SOCKET) "null,\n");
 		return;
 	}
-	fprintf(f, "  \"socket\": { \"family\": ");
+	fprintf(f, "  " SKEY(SK_SOCKET) "{ " SKEY(SK_FAMILY));
 	json_str_or_null(f, family_name(s->family));
-	fprintf(f, ", \"cc\": ");
+	fprintf(f, ", " SKEY(SK_CC));
 	json_str_or_null(f, s->cc[0] ? s->cc : NULL);
-	fprintf(f, ", \"nodelay\": %s, \"sndbuf\": %d, \"rcvbuf\": %d },\n",
+	fprintf(f, ", " SKEY(SK_NODELAY) "%s, " SKEY(SK_SNDBUF) "%d, " SKEY(SK_RCVBUF) "%d },\n",
 		s->nodelay < 0 ? "null" : s->nodelay ? "true" : "false", s->sndbuf, s->rcvbuf);
 }
 
 static void json_body(FILE *f, const struct run_config *cfg, const struct report_options *ro,
 		      const struct run_result *res, int argc, const char *const *argv)
 {
-	fprintf(f, "{\n  \"tbench_version\": ");
+	fprintf(f, "{\n  " SKEY(SK_SCHEMA_VERSION) "%d,\n  " SKEY(SK_TBENCH_VERSION),
+		SCHEMA_VERSION);
 	json_str(f, version_line("tbench"));
 	fprintf(f, ",\n");
 	json_settings(f, cfg, res, argc, argv);
@@ -364,21 +351,22 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	json_cost(f, cfg, res);
 	json_noise(f, cfg, res);
 	json_backend_counters(f, cfg, res);
-	fprintf(f, "  \"operations\": [");
+	fprintf(f, "  " SKEY(SK_OPERATIONS) "[");
 	for (int i = 0, first = 1; i < OP_COUNT; i++) {
 		if (res->op[i].count == 0 || i == OP_SLEEP)
 			continue;
-		fprintf(f, "%s\n    { \"name\": \"%s\", ", first ? "" : ",", smb_keyword(i));
-		json_latency(f, &res->op[i]);
+		fprintf(f, "%s\n    { " SKEY(SK_NAME) "\"%s\", ", first ? "" : ",", smb_keyword(i));
+		schema_put_latency_figures(f, &res->op[i]);
 		fputs(" }", f);
 		first = 0;
 	}
-	fprintf(f, "\n  ],\n  \"clients\": [");
+	fprintf(f, "\n  ],\n  " SKEY(SK_CLIENTS) "[");
 	for (unsigned i = 0; i < res->nclients; i++) {
 		const struct client_stats *c = &res->clients[i];
-		fprintf(f, "%s\n    { \"id\": %u, \"payload_bytes\": %llu, \"payload_bytes_all_phases\": %llu, "
-			"\"ops\": %llu, \"ops_all_phases\": %llu, \"passes\": %llu, \"mb_per_sec\": %.6f, "
-			"\"cpu_user_s\": %.6f, \"cpu_system_s\": %.6f }",
+		fprintf(f, "%s\n    { " SKEY(SK_ID) "%u, " SKEY(SK_PAYLOAD_BYTES) "%llu, "
+			SKEY(SK_PAYLOAD_BYTES_ALL_PHASES) "%llu, " SKEY(SK_OPS) "%llu, "
+			SKEY(SK_OPS_ALL_PHASES) "%llu, " SKEY(SK_PASSES) "%llu, " SKEY(SK_MB_PER_SEC) "%.6f, "
+			SKEY(SK_CPU_USER_S) "%.6f, " SKEY(SK_CPU_SYSTEM_S) "%.6f }",
 			i ? "," : "", i, (unsigned long long)c->bytes, (unsigned long long)c->bytes_all,
 			(unsigned long long)execute_ops(c), (unsigned long long)c->ops_all, (unsigned long long)c->passes,
 			res->execute_secs > 0 ? c->bytes / 1e6 / res->execute_secs : 0,

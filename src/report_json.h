@@ -20,8 +20,4 @@ int report_json_write(struct json_out *j, const struct run_config *cfg,
 		      int argc, const char *const *argv, struct errbuf *err);
 void report_json_discard(struct json_out *j);
 
-/* The members of a --json latency object for h, histogram included:
- * "count": N, "avg_ms": ..., ... (what goes between its braces). */
-void report_json_latency(FILE *f, const struct histogram *h);
-
 #endif

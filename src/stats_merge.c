@@ -4,7 +4,7 @@
 #include "stats_merge.h"
 #include "histogram.h"
 #include "json.h"
-#include "report_json.h"
+#include "schema.h"
 #include "table.h"
 
 #include <errno.h>
@@ -72,41 +72,42 @@ static int same_value(const struct json_node *a, const struct json_node *b)
 
 /* What must be equal for several hosts' runs to be one run. */
 static const struct {
-	const char *path, *what;
+	enum jpath path;
+	const char *what;
 } must_agree[] = {
-	{ "settings.backend", "backend" },
-	{ "settings.model", "client model" },
-	{ "settings.clients_per_process", "clients per process" },
-	{ "settings.loadfile_ops", "loadfile" },
-	{ "settings.loadfile_pass_bytes", "loadfile" },
-	{ "settings.timelimit_s", "time limit (-t)" },
-	{ "settings.warmup_s", "warm-up" },
-	{ "settings.run_once", "--run-once" },
-	{ "settings.target_rate_mb_s", "target rate (-R)" },
-	{ "settings.copy_replies", "--copy-replies" },
-	{ "settings.start_at", "start instant (--start-at)" },
+	{ JP_SETTINGS_BACKEND, "backend" },
+	{ JP_SETTINGS_MODEL, "client model" },
+	{ JP_SETTINGS_CLIENTS_PER_PROCESS, "clients per process" },
+	{ JP_SETTINGS_LOADFILE_OPS, "loadfile" },
+	{ JP_SETTINGS_LOADFILE_PASS_BYTES, "loadfile" },
+	{ JP_SETTINGS_TIMELIMIT_S, "time limit (-t)" },
+	{ JP_SETTINGS_WARMUP_S, "warm-up" },
+	{ JP_SETTINGS_RUN_ONCE, "--run-once" },
+	{ JP_SETTINGS_TARGET_RATE_MB_S, "target rate (-R)" },
+	{ JP_SETTINGS_COPY_REPLIES, "--copy-replies" },
+	{ JP_SETTINGS_START_AT, "start instant (--start-at)" },
 };
 
 static int check_agree(const struct merge *m, struct errbuf *err)
 {
 	const struct json_node *first = &m->h[0].doc;
-	if (first->type != JSON_OBJECT || !json_get(first, "settings") || !json_get(first, "result"))
+	if (first->type != JSON_OBJECT || !jget(first, JP_SETTINGS) || !jget(first, JP_RESULT))
 		return err_set(err, "%s: not a tbench --json document (no settings or result)", m->h[0].path);
 	for (size_t i = 1; i < m->n; i++) {
 		const struct json_node *doc = &m->h[i].doc;
-		if (doc->type != JSON_OBJECT || !json_get(doc, "settings") || !json_get(doc, "result"))
+		if (doc->type != JSON_OBJECT || !jget(doc, JP_SETTINGS) || !jget(doc, JP_RESULT))
 			return err_set(err, "%s: not a tbench --json document (no settings or result)",
 				       m->h[i].path);
 		for (size_t k = 0; k < sizeof(must_agree) / sizeof(must_agree[0]); k++) {
-			const char *p = must_agree[k].path;
+			const char *p = jpath(must_agree[k].path);
 			if (same_value(json_get(first, p), json_get(doc, p)))
 				continue;
 			int lf = strcmp(must_agree[k].what, "loadfile") == 0;
 			return err_set(err, "%s: %s is '%s'%s%s%s, %s's is '%s'%s%s%s: runs with another %s "
 				       "are not one run and cannot be merged", m->h[i].path, p, text_at(doc, p),
-				       lf ? " (" : "", lf ? text_at(doc, "settings.loadfile") : "", lf ? ")" : "",
+				       lf ? " (" : "", lf ? text_at(doc, jpath(JP_SETTINGS_LOADFILE)) : "", lf ? ")" : "",
 				       m->h[0].path, text_at(first, p), lf ? " (" : "",
-				       lf ? text_at(first, "settings.loadfile") : "", lf ? ")" : "",
+				       lf ? text_at(first, jpath(JP_SETTINGS_LOADFILE)) : "", lf ? ")" : "",
 				       must_agree[k].what);
 		}
 	}
@@ -117,14 +118,14 @@ static int check_agree(const struct merge *m, struct errbuf *err)
  * buckets are this tbench's and that they hold result.latency.count. */
 static int add_histogram(struct merge *m, const struct host *x, struct errbuf *err)
 {
-	const struct json_node *lat = json_get(&x->doc, "result.latency");
+	const struct json_node *lat = jget(&x->doc, JP_LATENCY);
 	if (!lat || lat->type == JSON_NULL)
 		return 0;               /* nothing measured: its status says why */
-	const struct json_node *hist = json_get(lat, "histogram");
-	const struct json_node *b = hist ? json_get(hist, "buckets") : NULL;
+	const struct json_node *hist = json_get(lat, SK_HISTOGRAM);
+	const struct json_node *b = hist ? json_get(hist, SK_BUCKETS) : NULL;
 	uint64_t sum, max, count, seen = 0;
-	if (!b || b->type != JSON_ARRAY || u64_of(json_get(hist, "sum_ns"), &sum) < 0 ||
-	    u64_of(json_get(hist, "max_ns"), &max) < 0 || u64_of(json_get(lat, "count"), &count) < 0)
+	if (!b || b->type != JSON_ARRAY || u64_of(json_get(hist, SK_SUM_NS), &sum) < 0 ||
+	    u64_of(json_get(hist, SK_MAX_NS), &max) < 0 || u64_of(json_get(lat, SK_COUNT), &count) < 0)
 		return err_set(err, "%s: no result.latency.histogram with sum_ns, max_ns and buckets "
 			       "(written by an older tbench?): run it again with this version", x->path);
 	for (size_t i = 0; i < b->nkids; i++) {
@@ -156,11 +157,11 @@ static int add_histogram(struct merge *m, const struct host *x, struct errbuf *e
 	return 0;
 }
 
-static int add_u64(const struct host *x, const char *path, uint64_t *total, struct errbuf *err)
+static int add_u64(const struct host *x, enum jpath path, uint64_t *total, struct errbuf *err)
 {
 	uint64_t v;
-	if (u64_of(json_get(&x->doc, path), &v) < 0)
-		return err_set(err, "%s: %s is not a whole number", x->path, path);
+	if (u64_of(jget(&x->doc, path), &v) < 0)
+		return err_set(err, "%s: %s is not a whole number", x->path, jpath(path));
 	*total += v;
 	return 0;
 }
@@ -168,7 +169,7 @@ static int add_u64(const struct host *x, const char *path, uint64_t *total, stru
 /* "HOST: why" of a run that did not end well, after those before it. */
 static void add_error(struct merge *m, const struct host *x, const char *status)
 {
-	const char *why = text_at(&x->doc, "result.error");
+	const char *why = json_scalar_text(jget(&x->doc, JP_RESULT_ERROR));
 	size_t len = (m->error ? strlen(m->error) + 2 : 0) + strlen(x->name) + strlen(why) +
 		     strlen(status) + 16;
 	char *s = xrealloc(NULL, len);
@@ -184,12 +185,12 @@ static int gather(struct merge *m, struct errbuf *err)
 		return -1;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct host *x = &m->h[i];
-		const char *st = text_at(&x->doc, "result.status");
-		if (add_histogram(m, x, err) < 0 || add_u64(x, "settings.clients", &m->clients, err) < 0 ||
-		    add_u64(x, "settings.procs", &m->procs, err) < 0 ||
-		    add_u64(x, "result.payload_bytes", &m->payload, err) < 0 ||
-		    add_u64(x, "result.payload_bytes_all_phases", &m->payload_all, err) < 0 ||
-		    add_u64(x, "result.ops", &m->ops, err) < 0)
+		const char *st = json_scalar_text(jget(&x->doc, JP_RESULT_STATUS));
+		if (add_histogram(m, x, err) < 0 || add_u64(x, JP_SETTINGS_CLIENTS, &m->clients, err) < 0 ||
+		    add_u64(x, JP_SETTINGS_PROCS, &m->procs, err) < 0 ||
+		    add_u64(x, JP_RESULT_PAYLOAD_BYTES, &m->payload, err) < 0 ||
+		    add_u64(x, JP_RESULT_PAYLOAD_BYTES_ALL_PHASES, &m->payload_all, err) < 0 ||
+		    add_u64(x, JP_RESULT_OPS, &m->ops, err) < 0)
 			return -1;
 		if (strcmp(st, "ok") == 0)
 			continue;
@@ -306,9 +307,9 @@ static void put_settings(FILE *f, const struct merge *m, const struct json_node 
 	fputc('{', f);
 	for (size_t i = 0; i < s->nkids; i++) {
 		put_key(f, i ? ",\n    " : "\n    ", s->kids[i].key);
-		if (strcmp(s->kids[i].key, "clients") == 0)
+		if (strcmp(s->kids[i].key, SK_CLIENTS) == 0)
 			fprintf(f, "%" PRIu64, m->clients);
-		else if (strcmp(s->kids[i].key, "procs") == 0)
+		else if (strcmp(s->kids[i].key, SK_PROCS) == 0)
 			fprintf(f, "%" PRIu64, m->procs);
 		else
 			put_node(f, &s->kids[i]);
@@ -324,39 +325,39 @@ static void put_figure(FILE *f, const char *key, double v)
 
 static void put_result(FILE *f, const struct merge *m)
 {
-	static const char *const cpu[] = { "user_s", "system_s", "clients_user_s", "clients_system_s",
-					   "others_user_s", "others_system_s" };
+	static const char *const cpu[] = { SK_USER_S, SK_SYSTEM_S, SK_CLIENTS_USER_S, SK_CLIENTS_SYSTEM_S,
+					   SK_OTHERS_USER_S, SK_OTHERS_SYSTEM_S };
 	char path[64];
 	double cpu_total = 0;
 
-	fprintf(f, "{\n    \"status\": \"%s\",\n    \"partial\": %s,\n    \"error\": ",
+	fprintf(f, "{\n    " SKEY(SK_STATUS) "\"%s\",\n    " SKEY(SK_PARTIAL) "%s,\n    " SKEY(SK_ERROR),
 		status_names[m->status], m->status ? "true" : "false");
 	json_write_string(f, m->error ? m->error : "");
-	put_figure(f, "mb_per_sec", sum_of(m, "result.mb_per_sec"));
-	put_figure(f, "ops_per_sec", sum_of(m, "result.ops_per_sec"));
-	put_figure(f, "execute_s", max_of(m, "result.execute_s"));
-	put_figure(f, "total_s", max_of(m, "result.total_s"));
-	fprintf(f, ",\n    \"payload_bytes\": %" PRIu64 ",\n    \"payload_bytes_all_phases\": %" PRIu64
-		",\n    \"ops\": %" PRIu64, m->payload, m->payload_all, m->ops);
-	put_figure(f, "max_latency_ms", max_of(m, "result.max_latency_ms"));
-	put_key(f, ",\n    ", "latency");
+	put_figure(f, SK_MB_PER_SEC, sum_of(m, jpath(JP_RESULT_MB_PER_SEC)));
+	put_figure(f, SK_OPS_PER_SEC, sum_of(m, jpath(JP_RESULT_OPS_PER_SEC)));
+	put_figure(f, SK_EXECUTE_S, max_of(m, jpath(JP_RESULT_EXECUTE_S)));
+	put_figure(f, SK_TOTAL_S, max_of(m, jpath(JP_RESULT_TOTAL_S)));
+	fprintf(f, ",\n    " SKEY(SK_PAYLOAD_BYTES) "%" PRIu64 ",\n    " SKEY(SK_PAYLOAD_BYTES_ALL_PHASES)
+		"%" PRIu64 ",\n    " SKEY(SK_OPS) "%" PRIu64, m->payload, m->payload_all, m->ops);
+	put_figure(f, SK_MAX_LATENCY_MS, max_of(m, jpath(JP_RESULT_MAX_LATENCY_MS)));
+	put_key(f, ",\n    ", SK_LATENCY);
 	if (m->hist.count) {
 		fputs("{ ", f);
-		report_json_latency(f, &m->hist);
+		schema_put_latency(f, &m->hist);
 		fputs(" }", f);
 	} else {
 		fputs("null", f);
 	}
-	fputs(",\n    \"cpu\": {", f);
+	fputs(",\n    " SKEY(SK_CPU) "{", f);
 	for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++) {
-		snprintf(path, sizeof(path), "result.cpu.%s", cpu[i]);
+		snprintf(path, sizeof(path), "%s.%s", jpath(JP_CPU), cpu[i]);
 		double v = sum_of(m, path);
 		put_key(f, i ? ", " : " ", cpu[i]);
 		put_num(f, v);
 		if (i < 2 && isfinite(v))
 			cpu_total += v;
 	}
-	put_key(f, ", ", "cpu_us_per_mb");
+	put_key(f, ", ", SK_CPU_US_PER_MB);
 	fprintf(f, "%.3f }\n  }", m->payload_all ? cpu_total * 1e6 / (m->payload_all / 1e6) : 0);
 }
 
@@ -366,29 +367,29 @@ static void put_cost_figure(FILE *f, const struct merge *m, const char *sep, con
 			    const char *key)
 {
 	char path[160];
-	snprintf(path, sizeof(path), "cost.per_operation.%s%s%s", group ? group : "", group ? "." : "", key);
+	snprintf(path, sizeof(path), "%s.%s%s%s", jpath(JP_PER_OP), group ? group : "", group ? "." : "", key);
 	put_key(f, sep, key);
 	double v;
-	if (strcmp(key, "tasks") == 0)
+	if (strcmp(key, SK_TASKS) == 0)
 		v = sum_of(m, path);
-	else if (strcmp(key, "payload_bytes_per_segment") == 0)
-		v = weighted_mean(m, path, "cost.operations", "cost.per_operation.segments_out");
+	else if (strcmp(key, SK_PAYLOAD_BYTES_PER_SEGMENT) == 0)
+		v = weighted_mean(m, path, jpath(JP_COST_OPERATIONS), jpath(JP_PER_OP_SEGMENTS_OUT));
 	else
-		v = weighted_mean(m, path, "cost.operations", NULL);
+		v = weighted_mean(m, path, jpath(JP_COST_OPERATIONS), NULL);
 	put_num(f, v);
 }
 
 static void put_cost(FILE *f, const struct merge *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		const struct json_node *c = json_get(&m->h[i].doc, "cost");
+		const struct json_node *c = jget(&m->h[i].doc, JP_COST);
 		if (!c || c->type != JSON_OBJECT) {
 			fputs("null", f);
 			return;
 		}
 	}
-	const struct json_node *per = json_get(&m->h[0].doc, "cost.per_operation");
-	fputs("{\n    \"per_operation\": {", f);
+	const struct json_node *per = jget(&m->h[0].doc, JP_PER_OP);
+	fputs("{\n    " SKEY(SK_PER_OPERATION) "{", f);
 	for (size_t i = 0; per && i < per->nkids; i++) {
 		const struct json_node *k = &per->kids[i];
 		const char *sep = i ? ",\n      " : "\n      ";
@@ -402,17 +403,18 @@ static void put_cost(FILE *f, const struct merge *m)
 			put_cost_figure(f, m, j ? ", " : " ", k->key, k->kids[j].key);
 		fputs(" }", f);
 	}
-	fprintf(f, "\n    },\n    \"operations\": %.0f,\n    \"device\": ", sum_of(m, "cost.operations"));
-	put_node(f, json_get(&m->h[0].doc, "cost.device"));
-	fputs(",\n    \"not_available\": ", f);
-	put_node(f, json_get(&m->h[0].doc, "cost.not_available"));
+	fprintf(f, "\n    },\n    " SKEY(SK_OPERATIONS) "%.0f,\n    " SKEY(SK_DEVICE),
+		sum_of(m, jpath(JP_COST_OPERATIONS)));
+	put_node(f, jget(&m->h[0].doc, JP_COST_DEVICE));
+	fputs(",\n    " SKEY(SK_NOT_AVAILABLE), f);
+	put_node(f, jget(&m->h[0].doc, JP_COST_NOT_AVAILABLE));
 	fputs("\n  }", f);
 }
 
 /* The backend's own counts, summed; null where a host has none. */
 static void put_counters(FILE *f, const struct merge *m)
 {
-	const struct json_node *first = json_get(&m->h[0].doc, "backend_counters");
+	const struct json_node *first = jget(&m->h[0].doc, JP_BACKEND_COUNTERS);
 	if (!first || first->type != JSON_OBJECT) {
 		fputs("null", f);
 		return;
@@ -422,7 +424,7 @@ static void put_counters(FILE *f, const struct merge *m)
 		uint64_t total = 0, v;
 		int known = 1;
 		for (size_t h = 0; h < m->n && known; h++) {
-			const struct json_node *c = json_get(&m->h[h].doc, "backend_counters");
+			const struct json_node *c = jget(&m->h[h].doc, JP_BACKEND_COUNTERS);
 			known = c && c->type == JSON_OBJECT && u64_of(json_get(c, first->kids[i].key), &v) == 0;
 			total += known ? v : 0;
 		}
@@ -438,9 +440,9 @@ static void put_counters(FILE *f, const struct merge *m)
 /* The entry of operation `name` in a host's operations, or NULL. */
 static const struct json_node *op_named(const struct json_node *doc, const char *name)
 {
-	const struct json_node *ops = json_get(doc, "operations");
+	const struct json_node *ops = jget(doc, JP_OPERATIONS);
 	for (size_t i = 0; ops && ops->type == JSON_ARRAY && i < ops->nkids; i++)
-		if (strcmp(text_at(&ops->kids[i], "name"), name) == 0)
+		if (strcmp(text_at(&ops->kids[i], SK_NAME), name) == 0)
 			return &ops->kids[i];
 	return NULL;
 }
@@ -453,8 +455,8 @@ static void put_operation(FILE *f, const struct merge *m, const char *name)
 	double count = 0, total_ms = 0, max = NAN;
 	for (size_t h = 0; h < m->n; h++) {
 		const struct json_node *op = op_named(&m->h[h].doc, name);
-		double c = op ? num_at(op, "count") : NAN, avg = op ? num_at(op, "avg_ms") : NAN;
-		double mx = op ? num_at(op, "max_ms") : NAN;
+		double c = op ? num_at(op, SK_COUNT) : NAN, avg = op ? num_at(op, SK_AVG_MS) : NAN;
+		double mx = op ? num_at(op, SK_MAX_MS) : NAN;
 		if (!isfinite(c) || !isfinite(avg))
 			continue;
 		count += c;
@@ -462,11 +464,12 @@ static void put_operation(FILE *f, const struct merge *m, const char *name)
 		if (isfinite(mx) && !(mx <= max))
 			max = mx;
 	}
-	fputs("\n    { \"name\": ", f);
+	fputs("\n    { " SKEY(SK_NAME), f);
 	json_write_string(f, name);
-	fprintf(f, ", \"count\": %.0f, \"avg_ms\": ", count);
+	fprintf(f, ", " SKEY(SK_COUNT) "%.0f, " SKEY(SK_AVG_MS), count);
 	put_num(f, count > 0 ? total_ms / count : NAN);
-	fputs(", \"p50_ms\": null, \"p99_ms\": null, \"p999_ms\": null, \"max_ms\": ", f);
+	fputs(", " SKEY(SK_P50_MS) "null, " SKEY(SK_P99_MS) "null, " SKEY(SK_P999_MS) "null, "
+	      SKEY(SK_MAX_MS), f);
 	put_num(f, max);
 	fputs(" }", f);
 }
@@ -477,9 +480,9 @@ static void put_operations(FILE *f, const struct merge *m)
 	int first = 1;
 	fputc('[', f);
 	for (size_t h = 0; h < m->n; h++) {
-		const struct json_node *ops = json_get(&m->h[h].doc, "operations");
+		const struct json_node *ops = jget(&m->h[h].doc, JP_OPERATIONS);
 		for (size_t i = 0; ops && ops->type == JSON_ARRAY && i < ops->nkids; i++) {
-			const char *name = text_at(&ops->kids[i], "name");
+			const char *name = text_at(&ops->kids[i], SK_NAME);
 			int seen = 0;
 			for (size_t e = 0; e < h && !seen; e++)
 				seen = op_named(&m->h[e].doc, name) != NULL;
@@ -499,13 +502,13 @@ static void put_clients(FILE *f, const struct merge *m)
 	size_t id = 0;
 	fputc('[', f);
 	for (size_t h = 0; h < m->n; h++) {
-		const struct json_node *cl = json_get(&m->h[h].doc, "clients");
+		const struct json_node *cl = jget(&m->h[h].doc, JP_CLIENTS);
 		for (size_t i = 0; cl && cl->type == JSON_ARRAY && i < cl->nkids; i++) {
 			const struct json_node *c = &cl->kids[i];
-			fprintf(f, "%s\n    { \"id\": %zu, \"host\": ", id ? "," : "", id);
+			fprintf(f, "%s\n    { " SKEY(SK_ID) "%zu, " SKEY(SK_HOST), id ? "," : "", id);
 			json_write_string(f, m->h[h].name);
 			for (size_t k = 0; c->type == JSON_OBJECT && k < c->nkids; k++) {
-				if (strcmp(c->kids[k].key, "id") == 0)
+				if (strcmp(c->kids[k].key, SK_ID) == 0)
 					continue;
 				put_key(f, ", ", c->kids[k].key);
 				put_node(f, &c->kids[k]);
@@ -520,7 +523,7 @@ static void put_clients(FILE *f, const struct merge *m)
 /* The reasons of host doc's noise not yet in names[0..*n): appended. */
 static void add_reasons(const struct json_node *doc, const char **names, size_t max, size_t *n)
 {
-	const struct json_node *r = json_get(doc, "noise.reasons");
+	const struct json_node *r = jget(doc, JP_NOISE_REASONS);
 	for (size_t i = 0; r && r->type == JSON_ARRAY && i < r->nkids; i++) {
 		const char *name = json_scalar_text(&r->kids[i]);
 		size_t k = 0;
@@ -535,14 +538,14 @@ static void add_reasons(const struct json_node *doc, const char **names, size_t 
  * when any host was, with every host's reasons; null when none says. */
 static void put_noise(FILE *f, const struct merge *m)
 {
-	static const char *const worst[] = { "steal_pct", "other_cpu_pct", "outside_runnable",
-					     "longest_stall_s", "overrun_s" };
+	static const char *const worst[] = { SK_STEAL_PCT, SK_OTHER_CPU_PCT, SK_OUTSIDE_RUNNABLE,
+					     SK_LONGEST_STALL_S, SK_OVERRUN_S };
 	const char *reasons[32];
 	size_t nreasons = 0, judged = 0, disturbed = 0;
 	char path[64];
 
 	for (size_t h = 0; h < m->n; h++) {
-		const struct json_node *d = json_get(&m->h[h].doc, "noise.disturbed");
+		const struct json_node *d = jget(&m->h[h].doc, JP_NOISE_DISTURBED);
 		judged += d && (d->type == JSON_TRUE || d->type == JSON_FALSE);
 		disturbed += d && d->type == JSON_TRUE;
 		add_reasons(&m->h[h].doc, reasons, sizeof(reasons) / sizeof(reasons[0]), &nreasons);
@@ -553,11 +556,12 @@ static void put_noise(FILE *f, const struct merge *m)
 	}
 	fputc('{', f);
 	for (size_t k = 0; k < sizeof(worst) / sizeof(worst[0]); k++) {
-		snprintf(path, sizeof(path), "noise.%s", worst[k]);
+		snprintf(path, sizeof(path), "%s.%s", jpath(JP_NOISE), worst[k]);
 		put_key(f, k ? ", " : " ", worst[k]);
 		put_num(f, max_of(m, path));
 	}
-	fprintf(f, ", \"hosts_judged\": %zu, \"hosts_disturbed\": %zu, \"disturbed\": %s, \"reasons\": [",
+	fprintf(f, ", " SKEY(SK_HOSTS_JUDGED) "%zu, " SKEY(SK_HOSTS_DISTURBED) "%zu, " SKEY(SK_DISTURBED)
+		"%s, " SKEY(SK_REASONS) "[",
 		judged, disturbed, disturbed ? "true" : "false");
 	for (size_t k = 0; k < nreasons; k++) {
 		fputs(k ? ", " : "", f);
@@ -569,60 +573,69 @@ static void put_noise(FILE *f, const struct merge *m)
 /* Each host's own figures, as its tbench wrote them. */
 static void put_hosts(FILE *f, const struct merge *m)
 {
-	static const char *const kept[][2] = {
-		{ "status", "result.status" }, { "error", "result.error" },
-		{ "clients", "settings.clients" }, { "mb_per_sec", "result.mb_per_sec" },
-		{ "ops_per_sec", "result.ops_per_sec" }, { "ops", "result.ops" },
-		{ "execute_s", "result.execute_s" }, { "max_latency_ms", "result.max_latency_ms" },
-		{ "avg_ms", "result.latency.avg_ms" }, { "p50_ms", "result.latency.p50_ms" },
-		{ "p99_ms", "result.latency.p99_ms" }, { "p999_ms", "result.latency.p999_ms" },
-		{ "start_at", "settings.start_at" }, { "netns", "netns" },
-		{ "tbench_version", "tbench_version" }, { "noise", "noise" },
+	static const struct {
+		const char *key;
+		enum jpath from;
+	} kept[] = {
+		{ SK_STATUS, JP_RESULT_STATUS }, { SK_ERROR, JP_RESULT_ERROR },
+		{ SK_CLIENTS, JP_SETTINGS_CLIENTS }, { SK_MB_PER_SEC, JP_RESULT_MB_PER_SEC },
+		{ SK_OPS_PER_SEC, JP_RESULT_OPS_PER_SEC }, { SK_OPS, JP_RESULT_OPS },
+		{ SK_EXECUTE_S, JP_RESULT_EXECUTE_S }, { SK_MAX_LATENCY_MS, JP_RESULT_MAX_LATENCY_MS },
+		{ SK_AVG_MS, JP_LATENCY_AVG_MS }, { SK_P50_MS, JP_LATENCY_P50_MS },
+		{ SK_P99_MS, JP_LATENCY_P99_MS }, { SK_P999_MS, JP_LATENCY_P999_MS },
+		{ SK_START_AT, JP_SETTINGS_START_AT }, { SK_NETNS, JP_NETNS },
+		{ SK_TBENCH_VERSION, JP_TBENCH_VERSION }, { SK_NOISE, JP_NOISE },
 	};
 	fputc('[', f);
 	for (size_t h = 0; h < m->n; h++) {
-		fprintf(f, "%s\n    { \"name\": ", h ? "," : "");
+		fprintf(f, "%s\n    { " SKEY(SK_NAME), h ? "," : "");
 		json_write_string(f, m->h[h].name);
-		fputs(", \"file\": ", f);
+		fputs(", " SKEY(SK_FILE), f);
 		json_write_string(f, m->h[h].path);
 		for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++) {
-			put_key(f, ", ", kept[k][0]);
-			put_node(f, json_get(&m->h[h].doc, kept[k][1]));
+			put_key(f, ", ", kept[k].key);
+			put_node(f, jget(&m->h[h].doc, kept[k].from));
 		}
 		fputs(" }", f);
 	}
 	fputs("\n  ]", f);
 }
 
-/* The document: the first host's members in their order, merged where
- * the hosts' figures differ, the others as the first host has them. */
+/* The document: this schema's version, then the first host's members in
+ * their order, merged where the hosts' figures differ, the others as the
+ * first host has them. */
 static void put_document(FILE *f, const struct merge *m)
 {
+	static const struct {
+		const char *key;
+		void (*put)(FILE *f, const struct merge *m);
+	} merged[] = {
+		{ SK_RESULT, put_result }, { SK_COST, put_cost }, { SK_NOISE, put_noise },
+		{ SK_BACKEND_COUNTERS, put_counters }, { SK_OPERATIONS, put_operations },
+		{ SK_CLIENTS, put_clients },
+	};
+	enum { NMERGED = sizeof(merged) / sizeof(merged[0]) };
 	const struct json_node *doc = &m->h[0].doc;
-	fputc('{', f);
+
+	fprintf(f, "{\n  " SKEY(SK_SCHEMA_VERSION) "%d", SCHEMA_VERSION);
 	for (size_t i = 0; i < doc->nkids; i++) {
 		const struct json_node *k = &doc->kids[i];
-		put_key(f, i ? ",\n  " : "\n  ", k->key);
-		if (strcmp(k->key, "settings") == 0 && k->type == JSON_OBJECT)
+		size_t w = 0;
+		if (strcmp(k->key, SK_SCHEMA_VERSION) == 0)
+			continue;
+		while (w < NMERGED && strcmp(merged[w].key, k->key) != 0)
+			w++;
+		put_key(f, ",\n  ", k->key);
+		if (strcmp(k->key, SK_SETTINGS) == 0 && k->type == JSON_OBJECT)
 			put_settings(f, m, k);
-		else if (strcmp(k->key, "result") == 0)
-			put_result(f, m);
-		else if (strcmp(k->key, "cost") == 0)
-			put_cost(f, m);
-		else if (strcmp(k->key, "noise") == 0)
-			put_noise(f, m);
-		else if (strcmp(k->key, "backend_counters") == 0)
-			put_counters(f, m);
-		else if (strcmp(k->key, "operations") == 0)
-			put_operations(f, m);
-		else if (strcmp(k->key, "clients") == 0)
-			put_clients(f, m);
-		else if (strcmp(k->key, "hosts") != 0)
+		else if (w < NMERGED)
+			merged[w].put(f, m);
+		else if (strcmp(k->key, SK_HOSTS) != 0)
 			put_node(f, k);
 		else
 			fputs("null", f);   /* a merged document merged again: its hosts are below */
 	}
-	put_key(f, ",\n  ", "hosts");
+	put_key(f, ",\n  ", SK_HOSTS);
 	put_hosts(f, m);
 	fputs("\n}\n", f);
 }
@@ -663,7 +676,7 @@ int stats_merge(FILE *out, size_t n, const char *const *paths, const char *const
 		x->path = paths[m.n];
 		x->name = names && names[m.n] ? xstrdup(names[m.n]) : name_of_file(paths[m.n]);
 		m.n++;          /* merge_free frees it from now on */
-		if (json_read_file(&x->doc, x->path, err) < 0)
+		if (schema_read_file(&x->doc, x->path, err) < 0)
 			goto out;
 	}
 	if (gather(&m, err) < 0)

@@ -1,6 +1,7 @@
 /* The columns of runs.csv, each named once; see stats_row.h. */
 #include "config.h"
 #include "stats_row.h"
+#include "schema.h"
 #include "table.h"
 
 #include <math.h>
@@ -22,7 +23,7 @@ enum {
 
 struct column {
 	const char *name;
-	const char *json;       /* dotted path in the run's JSON, or NULL */
+	enum jpath json;        /* where in the run's JSON (schema.h), or JP_NONE */
 	unsigned flags;
 	char *(*rule)(const struct row_input *in, const struct column *c);  /* when worked out */
 };
@@ -39,15 +40,15 @@ static char *sum_of(const struct row_input *in, const struct column *c);
 static char *not_available_of(const struct row_input *in, const struct column *c);
 static char *disturbed_of(const struct row_input *in, const struct column *c);
 
-#define PER_OP "cost.per_operation."
 /* The JSON paths that sum_of adds up for a column of that rule, by name. */
 static const struct {
-	const char *column, *const paths[5];
+	const char *column;
+	const enum jpath paths[5];
 } sums[] = {
-	{ "cost_clients_cpu_us", { PER_OP "clients.cpu_user_us", PER_OP "clients.cpu_system_us" } },
-	{ "cost_servers_cpu_us", { PER_OP "servers.cpu_user_us", PER_OP "servers.cpu_system_us" } },
-	{ "cost_cpu_us", { PER_OP "clients.cpu_user_us", PER_OP "clients.cpu_system_us",
-			   PER_OP "servers.cpu_user_us", PER_OP "servers.cpu_system_us" } },
+	{ "cost_clients_cpu_us", { JP_PER_OP_CLIENTS_CPU_USER_US, JP_PER_OP_CLIENTS_CPU_SYSTEM_US } },
+	{ "cost_servers_cpu_us", { JP_PER_OP_SERVERS_CPU_USER_US, JP_PER_OP_SERVERS_CPU_SYSTEM_US } },
+	{ "cost_cpu_us", { JP_PER_OP_CLIENTS_CPU_USER_US, JP_PER_OP_CLIENTS_CPU_SYSTEM_US,
+			   JP_PER_OP_SERVERS_CPU_USER_US, JP_PER_OP_SERVERS_CPU_SYSTEM_US } },
 };
 
 /* The order of runs.csv. Up to rep they name a run in a sweep (its point
@@ -55,90 +56,90 @@ static const struct {
  * of tbench-sweep --vary: what the sweep asked for, "n/a" where a knob
  * does not apply to the backend; the sweep checks the read-back. */
 static const struct column columns[] = {
-	{ "backend", "settings.backend", COL_SET | COL_POINT, NULL },
-	{ "clients", "settings.clients", COL_SET | COL_POINT, NULL },
-	{ "offload", NULL, COL_SET | COL_KNOB, NULL },  /* TSO and GSO together: on, off, tso=on:... */
-	{ "tso", NULL, COL_SET | COL_KNOB, NULL },
-	{ "gso", NULL, COL_SET | COL_KNOB, NULL },
-	{ "gro", NULL, COL_SET | COL_KNOB, NULL },
-	{ "mtu", NULL, COL_SET | COL_KNOB, NULL },
-	{ "cc", NULL, COL_SET | COL_KNOB, NULL },       /* TCP congestion control */
-	{ "nodelay", NULL, COL_SET | COL_KNOB, NULL },
-	{ "sndbuf", NULL, COL_SET | COL_KNOB, NULL },
-	{ "rcvbuf", NULL, COL_SET | COL_KNOB, NULL },
-	{ "family", NULL, COL_SET | COL_KNOB, NULL },   /* ipv4, ipv6 */
-	{ "placement", NULL, COL_SET | COL_KNOB, NULL }, /* same, split, free */
-	{ "rate", NULL, COL_SET | COL_KNOB, NULL },     /* tc tbf rate */
-	{ "rep", NULL, COL_SET, NULL },
-	{ "model", "settings.model", COL_SET | COL_POINT, model_of }, /* processes or threads */
-	{ "procs", "settings.procs", 0, NULL },         /* client processes */
-	{ "netns", "netns", 0, netns_of },              /* private, private+userns, host */
-	{ "dev", "netns.device", COL_SET, NULL },       /* device whose offloads were set */
+	{ "backend", JP_SETTINGS_BACKEND, COL_SET | COL_POINT, NULL },
+	{ "clients", JP_SETTINGS_CLIENTS, COL_SET | COL_POINT, NULL },
+	{ "offload", JP_NONE, COL_SET | COL_KNOB, NULL },  /* TSO and GSO together: on, off, tso=on:... */
+	{ "tso", JP_NONE, COL_SET | COL_KNOB, NULL },
+	{ "gso", JP_NONE, COL_SET | COL_KNOB, NULL },
+	{ "gro", JP_NONE, COL_SET | COL_KNOB, NULL },
+	{ "mtu", JP_NONE, COL_SET | COL_KNOB, NULL },
+	{ "cc", JP_NONE, COL_SET | COL_KNOB, NULL },       /* TCP congestion control */
+	{ "nodelay", JP_NONE, COL_SET | COL_KNOB, NULL },
+	{ "sndbuf", JP_NONE, COL_SET | COL_KNOB, NULL },
+	{ "rcvbuf", JP_NONE, COL_SET | COL_KNOB, NULL },
+	{ "family", JP_NONE, COL_SET | COL_KNOB, NULL },   /* ipv4, ipv6 */
+	{ "placement", JP_NONE, COL_SET | COL_KNOB, NULL }, /* same, split, free */
+	{ "rate", JP_NONE, COL_SET | COL_KNOB, NULL },     /* tc tbf rate */
+	{ "rep", JP_NONE, COL_SET, NULL },
+	{ "model", JP_SETTINGS_MODEL, COL_SET | COL_POINT, model_of }, /* processes or threads */
+	{ "procs", JP_SETTINGS_PROCS, 0, NULL },         /* client processes */
+	{ "netns", JP_NETNS, 0, netns_of },              /* private, private+userns, host */
+	{ "dev", JP_NETNS_DEVICE, COL_SET, NULL },       /* device whose offloads were set */
 	/* Offloads as read back (on, off; "n/a" where no device carries the bytes). */
-	{ "tso" READBACK_SUFFIX, "netns.tso", COL_SET | COL_READBACK, offload_of },
-	{ "gso" READBACK_SUFFIX, "netns.gso", COL_SET | COL_READBACK, offload_of },
-	{ "gro" READBACK_SUFFIX, "netns.gro", COL_SET | COL_READBACK, offload_of },
-	{ "status", "result.status", 0, status_of },    /* ok, failed, interrupted */
-	{ "partial", "result.partial", 0, NULL },
-	{ "exit_code", NULL, COL_SET, NULL },
-	{ "mb_per_sec", "result.mb_per_sec", COL_FIGURE, NULL },
-	{ "ops_per_sec", "result.ops_per_sec", COL_FIGURE, NULL },
+	{ "tso" READBACK_SUFFIX, JP_NETNS_TSO, COL_SET | COL_READBACK, offload_of },
+	{ "gso" READBACK_SUFFIX, JP_NETNS_GSO, COL_SET | COL_READBACK, offload_of },
+	{ "gro" READBACK_SUFFIX, JP_NETNS_GRO, COL_SET | COL_READBACK, offload_of },
+	{ "status", JP_RESULT_STATUS, 0, status_of },    /* ok, failed, interrupted */
+	{ "partial", JP_RESULT_PARTIAL, 0, NULL },
+	{ "exit_code", JP_NONE, COL_SET, NULL },
+	{ "mb_per_sec", JP_RESULT_MB_PER_SEC, COL_FIGURE, NULL },
+	{ "ops_per_sec", JP_RESULT_OPS_PER_SEC, COL_FIGURE, NULL },
 	/* the time one operation takes per client: clients * 1e6 / ops_per_sec */
-	{ "wall_us_per_op", "result.ops_per_sec", COL_FIGURE, wall_per_op_of },
-	{ "avg_ms", "result.latency.avg_ms", COL_FIGURE, NULL },
-	{ "p99_ms", "result.latency.p99_ms", COL_FIGURE, NULL },
-	{ "clients_user_s", "result.cpu.clients_user_s", COL_FIGURE, NULL },
-	{ "clients_system_s", "result.cpu.clients_system_s", COL_FIGURE, NULL },
-	{ "server_user_s", "result.cpu.others_user_s", COL_FIGURE, server_user_of },
-	{ "server_system_s", "result.cpu.others_system_s", COL_FIGURE, server_system_of },
-	{ "cpu_us_per_mb", "result.cpu.cpu_us_per_mb", COL_FIGURE, cpu_per_mb_of },
-	{ "execute_s", "result.execute_s", 0, NULL },
+	{ "wall_us_per_op", JP_RESULT_OPS_PER_SEC, COL_FIGURE, wall_per_op_of },
+	{ "avg_ms", JP_LATENCY_AVG_MS, COL_FIGURE, NULL },
+	{ "p99_ms", JP_LATENCY_P99_MS, COL_FIGURE, NULL },
+	{ "clients_user_s", JP_CPU_CLIENTS_USER_S, COL_FIGURE, NULL },
+	{ "clients_system_s", JP_CPU_CLIENTS_SYSTEM_S, COL_FIGURE, NULL },
+	{ "server_user_s", JP_CPU_OTHERS_USER_S, COL_FIGURE, server_user_of },
+	{ "server_system_s", JP_CPU_OTHERS_SYSTEM_S, COL_FIGURE, server_system_of },
+	{ "cpu_us_per_mb", JP_CPU_US_PER_MB, COL_FIGURE, cpu_per_mb_of },
+	{ "execute_s", JP_RESULT_EXECUTE_S, 0, NULL },
 	/* Per operation of the execute phase (tbench --cost; every --json has them). */
-	{ "cost_operations", "cost.operations", 0, NULL },
-	{ "cost_cpu_us", NULL, COL_FIGURE, sum_of },    /* clients + servers, user + system */
-	{ "cost_clients_cpu_us", NULL, COL_FIGURE, sum_of },
-	{ "cost_clients_cpu_user_us", PER_OP "clients.cpu_user_us", COL_FIGURE, NULL },
-	{ "cost_clients_cpu_system_us", PER_OP "clients.cpu_system_us", COL_FIGURE, NULL },
-	{ "cost_clients_voluntary_switches", PER_OP "clients.voluntary_switches", COL_FIGURE, NULL },
-	{ "cost_clients_involuntary_switches", PER_OP "clients.involuntary_switches", COL_FIGURE, NULL },
-	{ "cost_clients_tasks", PER_OP "clients.tasks", 0, NULL },
-	{ "cost_servers_cpu_us", NULL, COL_FIGURE, sum_of },
-	{ "cost_servers_cpu_user_us", PER_OP "servers.cpu_user_us", COL_FIGURE, NULL },
-	{ "cost_servers_cpu_system_us", PER_OP "servers.cpu_system_us", COL_FIGURE, NULL },
-	{ "cost_servers_voluntary_switches", PER_OP "servers.voluntary_switches", COL_FIGURE, NULL },
-	{ "cost_servers_involuntary_switches", PER_OP "servers.involuntary_switches", COL_FIGURE, NULL },
-	{ "cost_servers_tasks", PER_OP "servers.tasks", 0, NULL },
-	{ "cost_task_clock_us", PER_OP "task_clock_us", COL_FIGURE, NULL },
-	{ "cost_context_switches", PER_OP "context_switches", COL_FIGURE, NULL },
-	{ "cost_cpu_migrations", PER_OP "cpu_migrations", COL_FIGURE, NULL },
-	{ "cost_cycles", PER_OP "cycles", COL_FIGURE, NULL },
-	{ "cost_instructions", PER_OP "instructions", COL_FIGURE, NULL },
-	{ "cost_syscalls", PER_OP "syscalls", COL_FIGURE, NULL },
-	{ "cost_segments_out", PER_OP "segments_out", COL_FIGURE, NULL },
-	{ "cost_segments_in", PER_OP "segments_in", COL_FIGURE, NULL },
-	{ "cost_retransmits", PER_OP "retransmits", COL_FIGURE, NULL },
-	{ "cost_delayed_acks", PER_OP "delayed_acks", COL_FIGURE, NULL },
-	{ "cost_dev_tx_packets", PER_OP "dev_tx_packets", COL_FIGURE, NULL },
-	{ "cost_dev_tx_bytes", PER_OP "dev_tx_bytes", COL_FIGURE, NULL },
-	{ "cost_dev_rx_packets", PER_OP "dev_rx_packets", COL_FIGURE, NULL },
-	{ "cost_dev_rx_bytes", PER_OP "dev_rx_bytes", COL_FIGURE, NULL },
-	{ "cost_payload_bytes_per_segment", PER_OP "payload_bytes_per_segment", COL_FIGURE, NULL },
-	{ "cost_device", "cost.device", 0, NULL },      /* whose packets and bytes */
+	{ "cost_operations", JP_COST_OPERATIONS, 0, NULL },
+	{ "cost_cpu_us", JP_NONE, COL_FIGURE, sum_of },    /* clients + servers, user + system */
+	{ "cost_clients_cpu_us", JP_NONE, COL_FIGURE, sum_of },
+	{ "cost_clients_cpu_user_us", JP_PER_OP_CLIENTS_CPU_USER_US, COL_FIGURE, NULL },
+	{ "cost_clients_cpu_system_us", JP_PER_OP_CLIENTS_CPU_SYSTEM_US, COL_FIGURE, NULL },
+	{ "cost_clients_voluntary_switches", JP_PER_OP_CLIENTS_VOLUNTARY_SWITCHES, COL_FIGURE, NULL },
+	{ "cost_clients_involuntary_switches", JP_PER_OP_CLIENTS_INVOLUNTARY_SWITCHES, COL_FIGURE, NULL },
+	{ "cost_clients_tasks", JP_PER_OP_CLIENTS_TASKS, 0, NULL },
+	{ "cost_servers_cpu_us", JP_NONE, COL_FIGURE, sum_of },
+	{ "cost_servers_cpu_user_us", JP_PER_OP_SERVERS_CPU_USER_US, COL_FIGURE, NULL },
+	{ "cost_servers_cpu_system_us", JP_PER_OP_SERVERS_CPU_SYSTEM_US, COL_FIGURE, NULL },
+	{ "cost_servers_voluntary_switches", JP_PER_OP_SERVERS_VOLUNTARY_SWITCHES, COL_FIGURE, NULL },
+	{ "cost_servers_involuntary_switches", JP_PER_OP_SERVERS_INVOLUNTARY_SWITCHES, COL_FIGURE, NULL },
+	{ "cost_servers_tasks", JP_PER_OP_SERVERS_TASKS, 0, NULL },
+	{ "cost_task_clock_us", JP_PER_OP_TASK_CLOCK_US, COL_FIGURE, NULL },
+	{ "cost_context_switches", JP_PER_OP_CONTEXT_SWITCHES, COL_FIGURE, NULL },
+	{ "cost_cpu_migrations", JP_PER_OP_CPU_MIGRATIONS, COL_FIGURE, NULL },
+	{ "cost_cycles", JP_PER_OP_CYCLES, COL_FIGURE, NULL },
+	{ "cost_instructions", JP_PER_OP_INSTRUCTIONS, COL_FIGURE, NULL },
+	{ "cost_syscalls", JP_PER_OP_SYSCALLS, COL_FIGURE, NULL },
+	{ "cost_segments_out", JP_PER_OP_SEGMENTS_OUT, COL_FIGURE, NULL },
+	{ "cost_segments_in", JP_PER_OP_SEGMENTS_IN, COL_FIGURE, NULL },
+	{ "cost_retransmits", JP_PER_OP_RETRANSMITS, COL_FIGURE, NULL },
+	{ "cost_delayed_acks", JP_PER_OP_DELAYED_ACKS, COL_FIGURE, NULL },
+	{ "cost_dev_tx_packets", JP_PER_OP_DEV_TX_PACKETS, COL_FIGURE, NULL },
+	{ "cost_dev_tx_bytes", JP_PER_OP_DEV_TX_BYTES, COL_FIGURE, NULL },
+	{ "cost_dev_rx_packets", JP_PER_OP_DEV_RX_PACKETS, COL_FIGURE, NULL },
+	{ "cost_dev_rx_bytes", JP_PER_OP_DEV_RX_BYTES, COL_FIGURE, NULL },
+	{ "cost_payload_bytes_per_segment", JP_PER_OP_PAYLOAD_BYTES_PER_SEGMENT, COL_FIGURE, NULL },
+	{ "cost_device", JP_COST_DEVICE, 0, NULL },      /* whose packets and bytes */
 	/* "cycles: why; instructions: why" for the figures left empty */
-	{ "cost_not_available", "cost.not_available", 0, not_available_of },
+	{ "cost_not_available", JP_COST_NOT_AVAILABLE, 0, not_available_of },
 	/* What else the machine did during the execute phase (tbench's "noise"). */
-	{ "noise_steal_pct", "noise.steal_pct", 0, NULL },        /* % of the CPU capacity */
-	{ "noise_other_cpu_pct", "noise.other_cpu_pct", 0, NULL },
-	{ "noise_outside_runnable", "noise.outside_runnable", 0, NULL },
-	{ "noise_cpu_migrations", "noise.cpu_migrations", 0, NULL },
-	{ "noise_freq_changed_cpus", "noise.cpu_freq.changed_cpus", 0, NULL },  /* empty: not exposed */
-	{ "noise_longest_stall_s", "noise.longest_stall_s", 0, NULL },
-	{ "noise_overrun_s", "noise.overrun_s", 0, NULL },
+	{ "noise_steal_pct", JP_NOISE_STEAL_PCT, 0, NULL },        /* % of the CPU capacity */
+	{ "noise_other_cpu_pct", JP_NOISE_OTHER_CPU_PCT, 0, NULL },
+	{ "noise_outside_runnable", JP_NOISE_OUTSIDE_RUNNABLE, 0, NULL },
+	{ "noise_cpu_migrations", JP_NOISE_CPU_MIGRATIONS, 0, NULL },
+	{ "noise_freq_changed_cpus", JP_NOISE_FREQ_CHANGED_CPUS, 0, NULL },  /* empty: not exposed */
+	{ "noise_longest_stall_s", JP_NOISE_LONGEST_STALL_S, 0, NULL },
+	{ "noise_overrun_s", JP_NOISE_OVERRUN_S, 0, NULL },
 	/* "no", or the reasons joined by '+' (other_cpu+stall); empty: not known */
-	{ "disturbed", "noise", 0, disturbed_of },
-	{ "started", NULL, COL_SET, NULL },             /* ISO 8601 */
-	{ "json", NULL, COL_SET, NULL },                /* the JSON's path in the sweep */
-	{ "error", "result.error", COL_SET | COL_JSON_FIRST, NULL },
+	{ "disturbed", JP_NOISE, 0, disturbed_of },
+	{ "started", JP_NONE, COL_SET, NULL },             /* ISO 8601 */
+	{ "json", JP_NONE, COL_SET, NULL },                /* the JSON's path in the sweep */
+	{ "error", JP_RESULT_ERROR, COL_SET | COL_JSON_FIRST, NULL },
 };
 enum { NCOLS = sizeof(columns) / sizeof(columns[0]) };
 
@@ -178,7 +179,7 @@ const char *row_figure_column(const char *name)
 		return c->flags & COL_FIGURE ? c->name : NULL;
 	for (size_t i = 0; i < NCOLS; i++)
 		if ((columns[i].flags & COL_FIGURE) && !columns[i].rule && columns[i].json &&
-		    strcmp(columns[i].json, name) == 0)
+		    strcmp(jpath(columns[i].json), name) == 0)
 			return columns[i].name;
 	return NULL;
 }
@@ -252,15 +253,15 @@ static const char *set_value(const struct row_input *in, const char *name)
 	return v;
 }
 
-static const char *json_text(const struct row_input *in, const char *path)
+static const char *json_text(const struct row_input *in, enum jpath path)
 {
-	return in->json && path ? json_scalar_text(json_get(in->json, path)) : "";
+	return json_scalar_text(jget(in->json, path));
 }
 
 /* A JSON number, NaN when absent, null or not a number. */
-static double json_num(const struct row_input *in, const char *path)
+static double json_num(const struct row_input *in, enum jpath path)
 {
-	const struct json_node *n = in->json ? json_get(in->json, path) : NULL;
+	const struct json_node *n = jget(in->json, path);
 	return n && n->type == JSON_NUMBER ? n->num : NAN;
 }
 
@@ -290,7 +291,7 @@ static char *plain_value(const struct row_input *in, const struct column *c)
  * a run without JSON has the model the sweep asked for, if it says. */
 static char *model_of(const struct row_input *in, const struct column *c)
 {
-	const struct json_node *p = in->json ? json_get(in->json, "settings.processes") : NULL;
+	const struct json_node *p = jget(in->json, JP_SETTINGS_PROCESSES);
 	const char *set = set_value(in, c->name);
 	if (*json_text(in, c->json))
 		return xstrdup(json_text(in, c->json));
@@ -334,8 +335,8 @@ static char *cpu_per_mb_of(const struct row_input *in, const struct column *c)
 {
 	if (!in->server_cpu_measured)
 		return xstrdup(json_text(in, c->json));
-	double mb = json_num(in, "result.payload_bytes_all_phases") / 1e6;
-	double cpu = json_num(in, "result.cpu.user_s") + json_num(in, "result.cpu.system_s") +
+	double mb = json_num(in, JP_RESULT_PAYLOAD_BYTES_ALL_PHASES) / 1e6;
+	double cpu = json_num(in, JP_CPU_USER_S) + json_num(in, JP_CPU_SYSTEM_S) +
 		     in->server_end[0] - in->server_start[0] + in->server_end[1] - in->server_start[1];
 	return fmt("%.3f", mb > 0 ? cpu * 1e6 / mb : NAN);
 }
@@ -354,18 +355,18 @@ static char *offload_of(const struct row_input *in, const struct column *c)
  * namespace too), or the host's; empty for a tbench that does not say. */
 static char *netns_of(const struct row_input *in, const struct column *c)
 {
-	const struct json_node *n = in->json ? json_get(in->json, c->json) : NULL;
+	const struct json_node *n = jget(in->json, c->json);
 	if (!n || n->type != JSON_OBJECT)
 		return xstrdup("");
-	if (strcmp(json_scalar_text(json_get(n, "private")), "true") != 0)
+	if (strcmp(json_text(in, JP_NETNS_PRIVATE), "true") != 0)
 		return xstrdup("host");
-	return xstrdup(strcmp(json_scalar_text(json_get(n, "user_namespace")), "true") == 0 ?
+	return xstrdup(strcmp(json_text(in, JP_NETNS_USER_NAMESPACE), "true") == 0 ?
 		       "private+userns" : "private");
 }
 
 static char *wall_per_op_of(const struct row_input *in, const struct column *c)
 {
-	double ops = json_num(in, c->json), clients = json_num(in, "settings.clients");
+	double ops = json_num(in, c->json), clients = json_num(in, JP_SETTINGS_CLIENTS);
 	return fmt("%.4f", ops > 0 && clients > 0 ? clients * 1e6 / ops : NAN);
 }
 
@@ -387,7 +388,7 @@ static char *sum_of(const struct row_input *in, const struct column *c)
 /* An object of "figure": "why" as "figure: why; figure: why". */
 static char *not_available_of(const struct row_input *in, const struct column *c)
 {
-	const struct json_node *n = in->json ? json_get(in->json, c->json) : NULL;
+	const struct json_node *n = jget(in->json, c->json);
 	size_t len = 1;
 	if (!n || n->type != JSON_OBJECT)
 		return xstrdup("");
@@ -409,9 +410,9 @@ static char *not_available_of(const struct row_input *in, const struct column *c
  * '+'; empty for a run without one (older tbench, or nothing measured). */
 static char *disturbed_of(const struct row_input *in, const struct column *c)
 {
-	const struct json_node *n = in->json ? json_get(in->json, c->json) : NULL;
-	const struct json_node *d = n ? json_get(n, "disturbed") : NULL;
-	const struct json_node *r = n ? json_get(n, "reasons") : NULL;
+	const struct json_node *d = jget(in->json, JP_NOISE_DISTURBED);
+	(void)c;                /* its object's members are named */
+	const struct json_node *r = jget(in->json, JP_NOISE_REASONS);
 	if (!d || (d->type != JSON_TRUE && d->type != JSON_FALSE))
 		return xstrdup("");
 	if (d->type == JSON_FALSE)

@@ -5,6 +5,7 @@
  * runs.csv), stats_summary.c (points, comparisons, costs) and stats.c. */
 #include "config.h"
 #include "json.h"
+#include "schema.h"
 #include "stats_merge.h"
 #include "stats_proc.h"
 #include "stats_row.h"
@@ -841,7 +842,7 @@ static void print_run_row(FILE *o, struct row_input *in, const char *path, const
 {
 	struct json_node doc;
 	struct errbuf err;
-	if (path && json_read_file(&doc, path, &err) < 0)
+	if (path && schema_read_file(&doc, path, &err) < 0)
 		die(EXIT_USAGE, "%s", err.msg);
 	in->json = path ? &doc : NULL;
 	char **cells = row_make(in);
