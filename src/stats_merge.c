@@ -687,37 +687,3 @@ out:
 	merge_free(&m);
 	return rc;
 }
-
-void cmd_merge(int argc, char **argv)
-{
-	const char **files = xrealloc(NULL, (size_t)argc * sizeof(*files));
-	struct strlist names = { 0, NULL };
-	struct errbuf err;
-	size_t nfiles = 0;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strncmp(a, "--names=", 8) == 0 || (strcmp(a, "--names") == 0 && i + 1 < argc)) {
-			strlist_free(&names);
-			names = strlist_split(a[7] == '=' ? a + 8 : argv[++i]);
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "tbench-stats: merge: unknown option or missing value: %s "
-				"(usage: tbench-stats merge [--names H1,H2,..] A.json B.json ...)\n", a);
-			exit(EXIT_USAGE);
-		} else {
-			files[nfiles++] = a;
-		}
-	}
-	if (nfiles == 0 || (names.n && names.n != nfiles)) {
-		fprintf(stderr, "tbench-stats: merge: %s (usage: tbench-stats merge [--names H1,H2,..] "
-			"A.json B.json ...)\n", nfiles ? "--names must name every file, in order" :
-			"no JSON documents to merge");
-		exit(EXIT_USAGE);
-	}
-	if (stats_merge(stdout, nfiles, files, names.n ? (const char *const *)names.v : NULL, &err) < 0) {
-		fprintf(stderr, "tbench-stats: merge: %s\n", err.msg);
-		exit(EXIT_USAGE);
-	}
-	strlist_free(&names);
-	free(files);
-}

@@ -21,8 +21,4 @@
 int stats_merge(FILE *out, size_t n, const char *const *paths, const char *const *names,
 		struct errbuf *err);
 
-/* The command: tbench-stats merge [--names H1,H2,..] A.json B.json ...
- * (argv[0] is "merge"). Exits on errors, returns when done. */
-void cmd_merge(int argc, char **argv);
-
 #endif

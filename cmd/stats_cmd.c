@@ -1,0 +1,119 @@
+/* tbench-stats: what its subcommands share; see stats_cmd.h. */
+#include "config.h"
+#include "stats_cmd.h"
+#include "stats_row.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", STATS_PROG);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t len = strlen(name);
+	if (strncmp(argv[*i], name, len) != 0)
+		return 0;
+	if (argv[*i][len] == '=') {
+		*val = argv[*i] + len + 1;
+		return 1;
+	}
+	if (argv[*i][len] != '\0')
+		return 0;
+	if (*i + 1 >= argc)
+		die(EXIT_USAGE, "%s needs a value", name);
+	*val = argv[++*i];
+	return 1;
+}
+
+const char *operand(const char *cmd, char **argv, int i, const char **files, int *n, int max)
+{
+	if (argv[i][0] == '-' && argv[i][1])
+		die(EXIT_USAGE, "%s: unknown option %s (see tbench-stats --help)", cmd, argv[i]);
+	if (*n == max)
+		die(EXIT_USAGE, "%s: too many operands at '%s'", cmd, argv[i]);
+	return files[(*n)++] = argv[i];
+}
+
+void read_table(struct table *t, const char *path)
+{
+	struct errbuf err;
+	if (table_read(t, path, &err) < 0)
+		die(EXIT_USAGE, "%s", err.msg);
+	row_upgrade_table(t);
+}
+
+struct strlist keys_of(const char *keys, const struct table *t)
+{
+	return keys ? strlist_split(keys) : row_dimensions(t);
+}
+
+unsigned summary_flags(void)
+{
+	const char *keep = getenv("TBENCH_KEEP_DISTURBED");
+	return keep && strcmp(keep, "1") == 0 ? SUMMARY_KEEP_DISTURBED : 0;
+}
+
+void note_disturbed(const struct summary *s, const char *file)
+{
+	size_t n = 0, points = 0;
+
+	for (size_t i = 0; i < s->npoints; i++) {
+		n += s->p[i].n_disturbed;
+		points += s->p[i].n_disturbed > 0;
+	}
+	if (n)
+		fprintf(stderr, "tbench-stats: note: %s: %zu disturbed run%s left out of %zu point%s "
+			"(column n_disturbed; why: runs.csv's disturbed, man tbench NOISE)\n", file, n,
+			n == 1 ? "" : "s", points, points == 1 ? "" : "s");
+}
+
+void load_results(const char *arg, struct table *t)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", arg);
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(path, sizeof(path), "%s/runs.csv", arg);
+		if (access(path, F_OK) != 0)
+			snprintf(path, sizeof(path), "%s/summary.csv", arg);
+	}
+	read_table(t, path);
+}
+
+void summary_of(struct table *t, const struct strlist *keys, const char *metric, struct summary *s)
+{
+	struct errbuf err;
+	if (summarize_any(s, t, keys, metric, summary_flags(), &err) < 0)
+		die(EXIT_USAGE, "%s (figures: tbench-stats row --figures)", err.msg);
+	note_disturbed(s, t->name);
+	table_free(t);
+}
+
+void load_summary(const char *arg, const char *keys, const char *metric, struct summary *s)
+{
+	struct table t;
+	load_results(arg, &t);
+	struct strlist kl = keys_of(keys, &t);
+	summary_of(&t, &kl, metric, s);
+	strlist_free(&kl);
+}
+
+const char *figure_named(const char *name)
+{
+	const char *col = row_figure_column(name);
+	return col ? col : name;
+}

@@ -1,0 +1,61 @@
+/* What tbench-stats's subcommands share (stats_cmd.c): the message and
+ * exit status of a bad command line or input, the option parser, and
+ * reading a results directory, runs.csv or summary.csv as a table or a
+ * summary. One file per family of subcommands: stats_summary_cmd.c
+ * (summarize, cost, decompose), stats_compare_cmd.c (compare),
+ * stats_row_cmd.c (row, select, proc-cpu), stats_merge_cmd.c (merge);
+ * tbench_stats.c is the main. */
+#ifndef TBENCH_STATS_CMD_H
+#define TBENCH_STATS_CMD_H
+
+#include <stdio.h>
+
+#include "stats_summary.h"
+#include "table.h"
+
+#define STATS_PROG "tbench-stats"
+/* The layers of an operation: harness, copy and wake-up, socket, TCP/IP, offload. */
+#define DEFAULT_LEVELS "nop,pipe,unix,tcp:off,tcp:on"
+
+/* "tbench-stats: " and the message on standard error, then exit(code). */
+__attribute__((format(printf, 2, 3), noreturn))
+void die(int code, const char *fmt, ...);
+
+/* --name VALUE or --name=VALUE at argv[*i]; 1 when it matched (*i then
+ * past the value). A missing value is bad usage. */
+int opt_value(int argc, char **argv, int *i, const char *name, const char **val);
+/* argv[i], an operand of subcommand cmd, stored in files[*n]; an unknown
+ * option or more than max operands is bad usage. */
+const char *operand(const char *cmd, char **argv, int i, const char **files, int *n, int max);
+
+/* A CSV file as a table, an older layout read as the new (row_upgrade_table). */
+void read_table(struct table *t, const char *path);
+/* The keys given (comma-separated), or those of the file (row_dimensions). */
+struct strlist keys_of(const char *keys, const struct table *t);
+/* $TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok in every summary. */
+unsigned summary_flags(void);
+/* Disturbed runs were left out of the summary: a note on standard error. */
+void note_disturbed(const struct summary *s, const char *file);
+/* A results directory (its runs.csv, else its summary.csv), a runs.csv or
+ * a summary.csv, read as a table. */
+void load_results(const char *arg, struct table *t);
+/* A table of results as a summary of one metric; the table is freed. */
+void summary_of(struct table *t, const struct strlist *keys, const char *metric, struct summary *s);
+/* One input of cost or decompose as a summary of one metric. */
+void load_summary(const char *arg, const char *keys, const char *metric, struct summary *s);
+/* A figure named by its column or by the JSON path it is read from; a
+ * name of neither is taken as it is (a column of some other CSV). */
+const char *figure_named(const char *name);
+
+/* The subcommands: argv[0] is the subcommand's name. Each exits on an
+ * error (die) and returns when its output is written. */
+void cmd_summarize(int argc, char **argv);
+void cmd_cost(int argc, char **argv);
+void cmd_decompose(int argc, char **argv);
+void cmd_compare(int argc, char **argv);
+void cmd_row(int argc, char **argv);
+void cmd_select(int argc, char **argv);
+void cmd_proc_cpu(int argc, char **argv);
+void cmd_merge(int argc, char **argv);
+
+#endif

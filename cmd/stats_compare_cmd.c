@@ -1,0 +1,351 @@
+/* tbench-stats compare: two sets of results point by point, as a table,
+ * as CSV, or as a verdict for git bisect run. */
+#include "config.h"
+#include "stats_cmd.h"
+#include "stats_row.h"
+#include "stats_summary.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* git bisect run's "cannot test this revision": a verdict the noise leaves open. */
+enum { EXIT_CANNOT_TELL = 125 };
+
+static void fmt_num(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 100)
+		snprintf(buf, len, "%.1f", v);
+	else if (fabs(v) >= 1)
+		snprintf(buf, len, "%.3f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+/* "mean ± ci (n)", or "-" for a point not on this side. */
+static void fmt_mean(char *buf, size_t len, const struct point *p)
+{
+	char a[64], b[64];
+	if (!p) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt_num(a, sizeof(a), p->m[0].mean);
+	fmt_num(b, sizeof(b), p->m[0].ci);
+	if (isfinite(p->m[0].ci))
+		snprintf(buf, len, "%s ± %s (%zu)", a, b, p->m[0].n);
+	else
+		snprintf(buf, len, "%s (%zu)", a, p->m[0].n);
+}
+
+/* Width of a UTF-8 string in columns (each code point one column). */
+static int u8width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static void pad(FILE *o, const char *s, int width, int right)
+{
+	int fill = width - u8width(s);
+	for (int i = 0; right && i < fill; i++)
+		fputc(' ', o);
+	fputs(s, o);
+	for (int i = 0; !right && i < fill; i++)
+		fputc(' ', o);
+	fputs("  ", o);
+}
+
+static const struct point *row_point(const struct comparison_row *r)
+{
+	return r->a ? r->a : r->b;
+}
+
+static void print_comparison_csv(FILE *o, const struct summary *a, const struct comparison *c)
+{
+	for (size_t k = 0; k < a->keys.n; k++)
+		fprintf(o, "%s,", a->keys.v[k]);
+	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,"
+	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs\n", o);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct comparison_row *r = &c->rows[i];
+		const struct metric_sum none = { 0, NAN, NAN, NAN };
+		const struct metric_sum *ma = r->a ? &r->a->m[0] : &none, *mb = r->b ? &r->b->m[0] : &none;
+		const double nums[] = { ma->mean, ma->ci, mb->mean, mb->ci, r->change_pct,
+					r->w.t, r->w.df, r->w.p };
+		const double more[] = { r->d.mean, r->d.ci, r->change_lo_pct, r->change_hi_pct,
+					r->d.mde, r->mde_pct };
+		for (size_t k = 0; k < a->keys.n; k++) {
+			csv_put_field(o, row_point(r)->key[k]);
+			fputc(',', o);
+		}
+		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++) {
+			if (j == 0 || j == 2)
+				fprintf(o, "%zu,", j ? mb->n : ma->n);
+			csv_put_num(o, nums[j]);
+			fputc(',', o);
+		}
+		fprintf(o, "%s", r->verdict);
+		for (size_t j = 0; j < sizeof(more) / sizeof(more[0]); j++) {
+			fputc(',', o);
+			csv_put_num(o, more[j]);
+		}
+		if (r->a && r->b)
+			fprintf(o, ",%s,%zu\n", diff_method(&r->d), r->d.pairs);
+		else
+			fputs(",,\n", o);
+	}
+	fprintf(o, "geomean");
+	for (size_t k = 1; k < a->keys.n; k++)
+		fputc(',', o);
+	fprintf(o, ",%zu,,,%zu,,,", c->nratio, c->nratio);
+	csv_put_num(o, 100 * (c->geomean - 1));
+	fprintf(o, ",,,,%zu significant,,,,,,,,\n", c->nsig);
+}
+
+/* 1 when key k has one value in every row of the comparison. */
+static int key_constant(const struct comparison *c, size_t k)
+{
+	for (size_t i = 1; i < c->nrows; i++)
+		if (strcmp(row_point(&c->rows[i])->key[k], row_point(&c->rows[0])->key[k]) != 0)
+			return 0;
+	return 1;
+}
+
+/* The columns after p: significant, interval and MDE in percent, method. */
+static void print_change_interval(FILE *o, const struct comparison_row *r)
+{
+	char iv[64] = "-", mde[32] = "-", method[32] = "-";
+	if (isfinite(r->change_lo_pct))
+		snprintf(iv, sizeof(iv), "[%+.2f%%, %+.2f%%]", r->change_lo_pct, r->change_hi_pct);
+	if (isfinite(r->mde_pct))
+		snprintf(mde, sizeof(mde), "%.2f%%", r->mde_pct);
+	if (r->a && r->b && r->d.pairs)
+		snprintf(method, sizeof(method), "paired (%zu)", r->d.pairs);
+	else if (r->a && r->b)
+		snprintf(method, sizeof(method), "unpaired");
+	fprintf(o, "%-11s  %-20s  %7s  %s\n", r->verdict, iv, mde, method);
+}
+
+/* The table leaves out the keys after backend and clients that have one
+ * value throughout (most knobs, "-"), and says those that were set. */
+static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
+				   double alpha, int by_rep, const struct summary *a,
+				   const struct comparison *c)
+{
+	enum { MAX_KEYS = 32, MEAN_WIDTH = 24, HIDDEN = -1 };
+	int kw[MAX_KEYS] = { 0 };
+	size_t nkeys = a->keys.n < MAX_KEYS ? a->keys.n : MAX_KEYS;
+	const char *sep = "every point: ";
+
+	fprintf(o, "A: %s\nB: %s\n", file[0], file[1]);
+	for (size_t k = 0; k < nkeys; k++) {
+		kw[k] = u8width(a->keys.v[k]);
+		for (size_t i = 0; i < c->nrows; i++)
+			if (u8width(row_point(&c->rows[i])->key[k]) > kw[k])
+				kw[k] = u8width(row_point(&c->rows[i])->key[k]);
+		if (k < 2 || !c->nrows || !key_constant(c, k))
+			continue;
+		kw[k] = HIDDEN;
+		if (strcmp(row_point(&c->rows[0])->key[k], ROW_NOT_VARIED) != 0) {
+			fprintf(o, "%s%s=%s", sep, a->keys.v[k], row_point(&c->rows[0])->key[k]);
+			sep = ", ";
+		}
+	}
+	if (*sep == ',')
+		fputc('\n', o);
+	fprintf(o, "metric: %s, mean ± half-width of its 95%% confidence interval (runs)\n", metric);
+	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)%s\n", 100 * (1 - alpha), alpha,
+		by_rep ? "; a paired t-test where the runs pair up by rep (method paired)" : "");
+	fprintf(o, "interval: 95%% confidence interval of the change; mde: the least change the test "
+		"would detect\n(95%% confidence, %.0f%% power) at this noise and number of runs\n\n",
+		100 * STATS_MDE_POWER);
+	for (size_t k = 0; k < nkeys; k++)
+		if (kw[k] != HIDDEN)
+			pad(o, a->keys.v[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
+	pad(o, "A", MEAN_WIDTH, 1);
+	pad(o, "B", MEAN_WIDTH, 1);
+	fprintf(o, "%8s  %8s  %-11s  %-20s  %7s  %s\n", "change", "p", "significant", "interval", "mde",
+		"method");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct comparison_row *r = &c->rows[i];
+		char ma[160], mb[160], ch[32] = "-", pv[32] = "-";
+		for (size_t k = 0; k < nkeys; k++)
+			if (kw[k] != HIDDEN)
+				pad(o, row_point(r)->key[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
+		fmt_mean(ma, sizeof(ma), r->a);
+		fmt_mean(mb, sizeof(mb), r->b);
+		if (isfinite(r->change_pct))
+			snprintf(ch, sizeof(ch), "%+.2f%%", r->change_pct);
+		if (isfinite(r->w.p))
+			snprintf(pv, sizeof(pv), r->w.p < 0.0001 ? "%.1e" : "%.4f", r->w.p);
+		pad(o, ma, MEAN_WIDTH, 1);
+		pad(o, mb, MEAN_WIDTH, 1);
+		fprintf(o, "%8s  %8s  ", ch, pv);
+		print_change_interval(o, r);
+	}
+	fprintf(o, "\ngeometric mean of B/A over %zu common points: ", c->nratio);
+	if (isfinite(c->geomean))
+		fprintf(o, "%+.2f%%", 100 * (c->geomean - 1));
+	else
+		fprintf(o, "-");
+	fprintf(o, "  (%zu significant: %zu up, %zu down; %zu not)\n", c->nsig, c->nup, c->ndown,
+		c->ncommon - c->nsig);
+}
+
+/* "backend=tcp clients=4" (the keys that vary), for a verdict's line. */
+static void print_point_name(FILE *o, const struct summary *a, const struct comparison *c,
+			     const struct comparison_row *r)
+{
+	const char *sep = "";
+	for (size_t k = 0; k < a->keys.n; k++) {
+		if (k >= 2 && key_constant(c, k))
+			continue;
+		fprintf(o, "%s%s=%s", sep, a->keys.v[k], row_point(r)->key[k]);
+		sep = " ";
+	}
+}
+
+/* One line: the point, good/bad/unsure and why. */
+static enum verdict print_point_verdict(FILE *o, const struct summary *a, const struct comparison *c,
+					const struct comparison_row *r, const struct verdict_rule *rule)
+{
+	static const char *const word[] = { "good", "bad", "unsure" };
+	const char *unit = rule->relative ? "%" : "";
+	double lo, hi;
+	enum verdict v = verdict_of(r, rule, &lo, &hi);
+	print_point_name(o, a, c, r);
+	fprintf(o, ": %s: ", word[v]);
+	if (!r->a || !r->b) {
+		fprintf(o, "%s, nothing to compare\n", r->verdict);
+	} else if (!isfinite(lo)) {
+		fprintf(o, "no interval (runs: A %zu, B %zu; need 2 each%s)\n", r->a->m[0].n, r->b->m[0].n,
+			rule->relative ? " and A's mean above 0" : "");
+	} else {
+		const char *where[] = { rule->below ? "above" : "below", rule->below ? "below" : "above",
+					"straddles" };
+		fprintf(o, "%s change %+.3g%s, 95%% interval [%+.3g%s, %+.3g%s] (%s, runs %zu/%zu) %s%s "
+			"%+g%s; mde %.3g%s\n", rule->figure, rule->relative ? r->change_pct : r->d.mean, unit,
+			lo, unit, hi, unit, diff_method(&r->d), r->a->m[0].n, r->b->m[0].n,
+			v == VERDICT_UNSURE ? "" : "lies wholly ", where[v], rule->threshold, unit,
+			rule->relative ? r->mde_pct : r->d.mde, unit);
+	}
+	return v;
+}
+
+/* --verdict: a line per point, then the exit status for git bisect run:
+ * 1 if any point is bad, else 0 if every point is good, else 125. */
+static int print_verdict(FILE *o, const struct summary *a, const struct comparison *c,
+			 const struct verdict_rule *rule)
+{
+	size_t nbad = 0, ngood = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		enum verdict v = print_point_verdict(o, a, c, &c->rows[i], rule);
+		nbad += v == VERDICT_BAD;
+		ngood += v == VERDICT_GOOD;
+	}
+	int rc = nbad ? 1 : ngood == c->nrows ? 0 : EXIT_CANNOT_TELL;
+	fprintf(o, "verdict: %s (%zu of %zu points bad, %zu good)\n",
+		rc == 1 ? "bad" : rc == 0 ? "good" : "cannot tell at this noise", nbad, c->nrows, ngood);
+	return rc;
+}
+
+struct compare_opts {
+	const char *keys, *metric, *alpha_s, *verdict, *file[2];
+	int csv, by_rep;
+	double alpha;
+	struct verdict_rule rule;
+};
+
+static void compare_options(int argc, char **argv, struct compare_opts *o)
+{
+	int nfile = 0, figure_given = 0;
+	for (int i = 1; i < argc; i++) {
+		if (opt_value(argc, argv, &i, "--keys", &o->keys) ||
+		    opt_value(argc, argv, &i, "--alpha", &o->alpha_s) ||
+		    opt_value(argc, argv, &i, "--verdict", &o->verdict))
+			continue;
+		if (opt_value(argc, argv, &i, "--metric", &o->metric) ||
+		    opt_value(argc, argv, &i, "--figure", &o->metric))
+			figure_given = 1;
+		else if (strcmp(argv[i], "--csv") == 0)
+			o->csv = 1;
+		else if (strcmp(argv[i], "--paired") == 0)
+			o->by_rep = 1;
+		else
+			operand("compare", argv, i, o->file, &nfile, 2);
+	}
+	if (nfile != 2)
+		die(EXIT_USAGE, "compare: needs two inputs, A and B");
+	o->alpha = csv_num(o->alpha_s);
+	if (!(o->alpha > 0 && o->alpha < 1))
+		die(EXIT_USAGE, "compare: --alpha %s: want a number between 0 and 1", o->alpha_s);
+	if (!o->verdict)
+		return;
+	struct errbuf err;
+	if (verdict_rule_parse(&o->rule, o->verdict, &err) < 0)
+		die(EXIT_USAGE, "compare: --verdict %s", err.msg);
+	if (figure_given || o->csv)
+		die(EXIT_USAGE, "compare: --verdict names its figure and prints lines of its own: "
+		    "leave out --figure, --metric and --csv");
+	o->metric = o->rule.figure;
+}
+
+/* No point in common: exit 2 naming the keys whose values differ. */
+static void check_common_points(const struct compare_opts *o, struct summary *a, struct summary *b)
+{
+	char *differ = comparison_mismatch(a, b);
+	if (!differ)
+		return;
+	fprintf(stderr, "%s: compare: no point of %s is in %s: they differ in %s.\n"
+		"Leave a dimension out of --keys to compare across it (keys now: ",
+		STATS_PROG, o->file[0], o->file[1], differ);
+	for (size_t k = 0; k < a->keys.n; k++)
+		fprintf(stderr, "%s%s", k ? "," : "", a->keys.v[k]);
+	fputs(").\n", stderr);
+	free(differ);
+	summary_free(b);
+	summary_free(a);
+	exit(EXIT_USAGE);
+}
+
+void cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o = { .metric = "mb_per_sec", .alpha_s = "0.05" };
+	struct table ta, tb;
+	struct summary a, b;
+	struct comparison c;
+	int rc = 0;
+
+	compare_options(argc, argv, &o);
+	const char *metric = figure_named(o.metric);
+	load_results(o.file[0], &ta);
+	load_results(o.file[1], &tb);
+	struct strlist kl = o.keys ? strlist_split(o.keys) : comparison_keys(&ta, &tb);
+	summary_of(&ta, &kl, metric, &a);
+	summary_of(&tb, &kl, metric, &b);
+	strlist_free(&kl);
+	check_common_points(&o, &a, &b);
+	compare_summaries(&c, &a, &b, o.alpha, o.by_rep);
+	if (o.verdict)
+		rc = print_verdict(stdout, &a, &c, &o.rule);
+	else if (o.csv)
+		print_comparison_csv(stdout, &a, &c);
+	else
+		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &a, &c);
+	comparison_free(&c);
+	summary_free(&b);
+	summary_free(&a);
+	verdict_rule_free(&o.rule);
+	if (rc != 0 && fflush(stdout) != 0)
+		die(EXIT_RUN_FAILED, "writing the output: %s", strerror(errno));
+	if (rc != 0)
+		exit(rc);
+}
