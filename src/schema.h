@@ -1,10 +1,11 @@
 /* The --json document's names, each spelled once: its members' keys (SK_)
- * and the dotted paths built from them (SP_). The writer (report_json.c),
- * the row extractor (stats_row.c) and the merger (stats_merge.c) all name
- * members by these, and tests/test_schema.c checks that the writer writes
- * every path of SCHEMA_PATHS, the only paths the readers can name.
+ * and the dotted paths that readers name (SCHEMA_PATHS: JP_ constants,
+ * built from the keys with SP_). The writer (report_json.c), the row
+ * extractor (stats_row.c) and the merger (stats_merge.c) all name members
+ * by these, and tests/test_schema.c checks that the writer writes every
+ * path of SCHEMA_PATHS, the only paths the readers can name.
  *
- * The layout of the document is docs/design.md's; its version is
+ * The layout of the document is man/tbench.1's (--json FILE); its version is
  * SCHEMA_VERSION, written first as "schema_version". A reader takes a
  * document without one (written before it was added) as version 1, and
  * refuses one of a later version, whose meaning it cannot know. */
@@ -118,8 +119,7 @@
 #define SK_MAX_NS "max_ns"
 #define SK_BUCKETS "buckets"
 
-/* ---- cost: per_operation's members beyond these are cost.c's
- * cost_perf_name[] and cost_net_name[], which name themselves ---------- */
+/* ---- cost ------------------------------------------------------------- */
 #define SK_PER_OPERATION "per_operation"
 #define SK_SERVERS "servers"
 #define SK_TASKS "tasks"
@@ -166,7 +166,8 @@
 #define SK_HOST "host"
 #define SK_FILE "file"
 
-/* ---- cost.per_operation's figures (cost.c's cost_perf_name[], cost_net_name[]) */
+/* ---- cost.per_operation's counters: cost.c's cost_perf_name[] and
+ * cost_net_name[] are these (and SK_CPU_MIGRATIONS, SK_SEGMENTS_OUT) ------ */
 #define SK_TASK_CLOCK_US "task_clock_us"
 #define SK_CONTEXT_SWITCHES "context_switches"
 #define SK_CYCLES "cycles"
