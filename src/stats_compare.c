@@ -1,0 +1,302 @@
+/* Two summaries compared point by point, what they have in common when
+ * nothing is, and the verdict of a comparison; see stats_summary.h. */
+#include "config.h"
+#include "stats_summary.h"
+#include "stats_row.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- differences of two points ---------------------------------------------------- */
+
+static size_t rep_index(const struct rep_values *rv, const char *rep)
+{
+	size_t i = 0;
+	while (i < rv->n && strcmp(rv->rep[i], rep) != 0)
+		i++;
+	return i;
+}
+
+/* b - a run by run into d when the runs pair up by rep (the same reps, each
+ * once on each side; a's distinct and all in b of the same size is that);
+ * else 0. */
+static size_t rep_differences(const struct rep_values *a, const struct rep_values *b, double *d)
+{
+	if (a->n < 2 || a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		size_t j = rep_index(b, a->rep[i]);
+		if (j == b->n || rep_index(a, a->rep[i]) != i)
+			return 0;
+		d[i] = b->v[j] - a->v[i];
+	}
+	return a->n;
+}
+
+struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep)
+{
+	const struct metric_sum *ma = &a->m[0], *mb = &b->m[0];
+	double *d = xrealloc(NULL, (a->reps.n ? a->reps.n : 1) * sizeof(double));
+	size_t pairs = by_rep ? rep_differences(&a->reps, &b->reps, d) : 0;
+	struct diff_est e = pairs ? stats_diff_paired(d, pairs, SUMMARY_CONF) :
+		stats_diff_welch(ma->mean, isnan(ma->sd) ? 0 : ma->sd, ma->n,
+				 mb->mean, isnan(mb->sd) ? 0 : mb->sd, mb->n, SUMMARY_CONF);
+	free(d);
+	return e;
+}
+
+const char *diff_method(const struct diff_est *d)
+{
+	return d->pairs ? "paired" : "unpaired";
+}
+
+/* ---- comparison ------------------------------------------------------------------ */
+
+static void compare_point(struct comparison *c, struct comparison_row *row, double alpha,
+			  int by_rep, double *ratio)
+{
+	const struct metric_sum *ma = &row->a->m[0], *mb = &row->b->m[0];
+	c->ncommon++;
+	if (ma->mean > 0 && mb->mean > 0) {
+		row->change_pct = 100 * (mb->mean / ma->mean - 1);
+		ratio[c->nratio++] = mb->mean / ma->mean;
+	}
+	row->d = point_difference(row->a, row->b, by_rep);
+	row->w = (struct welch){ row->d.t, row->d.df, row->d.p, row->d.valid };
+	/* A's mean as the yardstick: its own noise is in d's interval already;
+	 * that of the ratio's denominator adds a term of second order. */
+	if (ma->mean > 0) {
+		row->change_lo_pct = 100 * (row->d.mean - row->d.ci) / ma->mean;
+		row->change_hi_pct = 100 * (row->d.mean + row->d.ci) / ma->mean;
+		row->mde_pct = 100 * row->d.mde / ma->mean;
+	}
+	row->verdict = "n/a";
+	if (!row->w.valid)
+		return;
+	row->verdict = row->w.p < alpha ? "yes" : "no";
+	if (row->w.p < alpha) {
+		c->nsig++;
+		if (mb->mean > ma->mean)
+			c->nup++;
+		else
+			c->ndown++;
+	}
+}
+
+void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
+		       double alpha, int by_rep)
+{
+	size_t cap = a->npoints + b->npoints + 1;
+	double *ratio = xrealloc(NULL, cap * sizeof(double));
+
+	memset(c, 0, sizeof(*c));
+	c->rows = xrealloc(NULL, cap * sizeof(*c->rows));
+	for (size_t i = 0; i < a->npoints + b->npoints; i++) {
+		int in_a = i < a->npoints;
+		const struct point *p = in_a ? &a->p[i] : &b->p[i - a->npoints];
+		const struct point *other = summary_find(in_a ? b : a, p->key);
+		if (!in_a && other)
+			continue;       /* compared already, from A's side */
+		struct comparison_row *row = &c->rows[c->nrows++];
+		*row = (struct comparison_row){ .a = in_a ? p : NULL, .b = in_a ? other : p,
+						.change_pct = NAN, .change_lo_pct = NAN,
+						.change_hi_pct = NAN, .mde_pct = NAN,
+						.d = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0 },
+						.w = { NAN, NAN, NAN, 0 },
+						.verdict = in_a ? "only in A" : "only in B" };
+		if (row->a && row->b)
+			compare_point(c, row, alpha, by_rep, ratio);
+	}
+	c->geomean = stats_geomean(ratio, c->nratio);
+	free(ratio);
+}
+
+/* A column of value in every row, added to t. */
+static void add_column(struct table *t, const char *name, const char *value)
+{
+	t->head = xrealloc(t->head, (t->ncols + 1) * sizeof(char *));
+	t->head[t->ncols] = xstrdup(name);
+	for (size_t r = 0; r < t->nrows; r++) {
+		t->rows[r] = xrealloc(t->rows[r], (t->ncols + 1) * sizeof(char *));
+		t->rows[r][t->ncols] = xstrdup(value);
+	}
+	t->ncols++;
+}
+
+/* The knob columns of from that to lacks, added to to as not varied. */
+static void add_missing_knobs(struct table *to, const struct table *from)
+{
+	struct strlist dims = row_dimensions(from);
+	for (size_t i = 0; i < dims.n; i++)
+		if (row_is_knob(dims.v[i]) && table_col(to, dims.v[i]) < 0)
+			add_column(to, dims.v[i], ROW_NOT_VARIED);
+	strlist_free(&dims);
+}
+
+struct strlist comparison_keys(struct table *a, struct table *b)
+{
+	add_missing_knobs(a, b);
+	add_missing_knobs(b, a);
+	struct strlist keys = row_dimensions(a);
+	size_t n = 0;
+	for (size_t i = 0; i < keys.n; i++) {
+		if (table_col(b, keys.v[i]) >= 0 || strcmp(keys.v[i], "backend") == 0 ||
+		    strcmp(keys.v[i], "clients") == 0)
+			keys.v[n++] = keys.v[i];
+		else
+			free(keys.v[i]);
+	}
+	keys.n = n;
+	return keys;
+}
+
+/* ---- nothing in common ------------------------------------------------------------- */
+
+static int has_value(const struct summary *s, size_t k, const char *v)
+{
+	for (size_t i = 0; i < s->npoints; i++)
+		if (strcmp(s->p[i].key[k], v) == 0)
+			return 1;
+	return 0;
+}
+
+static void append(char **buf, size_t *len, const char *text)
+{
+	size_t add = strlen(text);
+	*buf = xrealloc(*buf, *len + add + 1);
+	memcpy(*buf + *len, text, add + 1);
+	*len += add;
+}
+
+/* The distinct values of key k in s, in order: "a, b, c", the first few. */
+static void append_values(char **buf, size_t *len, const struct summary *s, size_t k)
+{
+	enum { MAX_SHOWN = 6 };
+	size_t shown = 0;
+	for (size_t i = 0; i < s->npoints; i++) {
+		size_t first = 0;
+		while (strcmp(s->p[first].key[k], s->p[i].key[k]) != 0)
+			first++;
+		if (first < i)
+			continue;
+		if (shown == MAX_SHOWN) {
+			append(buf, len, ", ...");
+			return;
+		}
+		append(buf, len, shown++ ? ", " : "");
+		append(buf, len, *s->p[i].key[k] ? s->p[i].key[k] : "(empty)");
+	}
+}
+
+/* How the values of key k in a and b relate. */
+enum { VALUES_SAME, VALUES_OVERLAP, VALUES_DISJOINT };
+
+static int values_relation(const struct summary *a, const struct summary *b, size_t k)
+{
+	size_t a_in_b = 0, b_in_a = 0;
+	for (size_t i = 0; i < a->npoints; i++)
+		a_in_b += has_value(b, k, a->p[i].key[k]);
+	for (size_t i = 0; i < b->npoints; i++)
+		b_in_a += has_value(a, k, b->p[i].key[k]);
+	if (a_in_b == 0)
+		return VALUES_DISJOINT;
+	return a_in_b == a->npoints && b_in_a == b->npoints ? VALUES_SAME : VALUES_OVERLAP;
+}
+
+/* The keys whose values relate so, "name (A: ...; B: ...)" each. */
+static void append_keys(char **buf, size_t *len, const struct summary *a, const struct summary *b,
+			int relation)
+{
+	for (size_t k = 0; k < a->keys.n; k++) {
+		if (values_relation(a, b, k) != relation)
+			continue;
+		append(buf, len, *len ? "; " : "");
+		append(buf, len, a->keys.v[k]);
+		append(buf, len, " (A: ");
+		append_values(buf, len, a, k);
+		append(buf, len, "; B: ");
+		append_values(buf, len, b, k);
+		append(buf, len, ")");
+	}
+}
+
+/* The keys with no value in common explain it; else those whose values
+ * only overlap, in combinations none of which is in both. */
+char *comparison_mismatch(const struct summary *a, const struct summary *b)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (!a->npoints || !b->npoints)
+		return NULL;
+	for (size_t i = 0; i < a->npoints; i++)
+		if (summary_find(b, a->p[i].key))
+			return NULL;
+	append_keys(&buf, &len, a, b, VALUES_DISJOINT);
+	if (buf)
+		return buf;
+	append_keys(&buf, &len, a, b, VALUES_OVERLAP);
+	append(&buf, &len, len ? ", in combinations none of which is in both" :
+	       "no key alone: the same values in A and B, in combinations none of which is in both");
+	return buf;
+}
+
+void comparison_free(struct comparison *c)
+{
+	free(c->rows);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- verdict ------------------------------------------------------------------------ */
+
+int verdict_rule_parse(struct verdict_rule *r, const char *text, struct errbuf *err)
+{
+	size_t flen = strcspn(text, "<>");
+	char *end;
+	memset(r, 0, sizeof(*r));
+	if (flen == 0 || !text[flen])
+		return err_set(err, "'%s': want FIGURE<THRESHOLD or FIGURE>THRESHOLD, e.g. 'mb_per_sec<-3%%'",
+			       text);
+	r->below = text[flen] == '<';
+	r->threshold = strtod(text + flen + 1, &end);
+	r->relative = *end == '%';
+	if (end == text + flen + 1 || *(end + r->relative) || !isfinite(r->threshold))
+		return err_set(err, "'%s': the threshold '%s' is not a number (or a percentage: -3%%)",
+			       text, text + flen + 1);
+	r->figure = xrealloc(NULL, flen + 1);
+	memcpy(r->figure, text, flen);
+	r->figure[flen] = '\0';
+	return 0;
+}
+
+void verdict_rule_free(struct verdict_rule *r)
+{
+	free(r->figure);
+	memset(r, 0, sizeof(*r));
+}
+
+enum verdict verdict_of(const struct comparison_row *row, const struct verdict_rule *r,
+			double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (!row->a || !row->b || !row->d.valid)
+		return VERDICT_UNSURE;
+	if (r->relative) {
+		*lo = row->change_lo_pct;
+		*hi = row->change_hi_pct;
+	} else {
+		*lo = row->d.mean - row->d.ci;
+		*hi = row->d.mean + row->d.ci;
+	}
+	if (!isfinite(*lo) || !isfinite(*hi))
+		return VERDICT_UNSURE;
+	/* '<': beyond is below the threshold; '>': above it. */
+	double beyond_lo = r->below ? -*hi : *lo, beyond_hi = r->below ? -*lo : *hi;
+	double t = r->below ? -r->threshold : r->threshold;
+	if (beyond_lo > t)
+		return VERDICT_BAD;
+	if (beyond_hi < t)
+		return VERDICT_GOOD;
+	return VERDICT_UNSURE;
+}
