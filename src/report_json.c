@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -375,28 +377,35 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	fprintf(f, "\n  ]\n}\n");
 }
 
+/* A regular file (or a new one) is written whole: a temporary file renamed
+ * over it at the end, so a reader never sees half a document. Anything else
+ * (/dev/stdout, a pipe, /dev/null) is written as it is: a rename would
+ * replace the device or pipe with a file. */
 int report_json_open(struct json_out *j, const char *path, struct errbuf *err)
 {
-	memset(j, 0, sizeof(*j));
+	struct stat st;
+	bool direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 	size_t n = strlen(path) + 32;
+
+	memset(j, 0, sizeof(*j));
 	j->path = strdup(path);
-	j->tmp = malloc(n);
-	if (!j->path || !j->tmp) {
+	j->tmp = direct ? NULL : malloc(n);
+	if (!j->path || (!direct && !j->tmp)) {
 		report_json_discard(j);
 		return err_set(err, "--json %s: out of memory", path);
 	}
-	snprintf(j->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	j->f = fopen(j->tmp, "w");
+	if (!direct)
+		snprintf(j->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	j->f = fopen(direct ? path : j->tmp, "w");
 	if (!j->f) {
 		err_errno(err, "--json %s: cannot create %s (does the directory exist and is it "
-			  "writable?)", path, j->tmp);
+			  "writable?)", path, direct ? path : j->tmp);
 		report_json_discard(j);
 		return -1;
 	}
 	return 0;
 }
 
-/* Written whole: the temporary file renamed over the target. */
 int report_json_write(struct json_out *j, const struct run_config *cfg,
 		      const struct report_options *ro, const struct run_result *res,
 		      int argc, const char *const *argv, struct errbuf *err)
@@ -409,11 +418,11 @@ int report_json_write(struct json_out *j, const struct run_config *cfg,
 	j->f = NULL;
 	if (bad) {
 		errno = errno ? errno : saved;
-		err_errno(err, "--json %s: writing %s", j->path, j->tmp);
+		err_errno(err, "--json %s: writing %s", j->path, j->tmp ? j->tmp : j->path);
 		report_json_discard(j);
 		return -1;
 	}
-	if (rename(j->tmp, j->path) < 0) {
+	if (j->tmp && rename(j->tmp, j->path) < 0) {
 		err_errno(err, "--json %s: renaming %s", j->path, j->tmp);
 		report_json_discard(j);
 		return -1;

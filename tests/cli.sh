@@ -66,6 +66,23 @@ bad_values() {
 	check "nothing ran" [ ! -s "$TL_TMP/out" ]
 }
 
+# --json into what is not a regular file is written there as it is: a
+# fifo stays a fifo (a rename would have put a file in its place), and
+# /dev/stdout carries the document after the text.
+json_not_a_file() {
+	local reader
+	mkfifo "$TL_TMP/json.fifo"
+	cat "$TL_TMP/json.fifo" >"$TL_TMP/fifo.json" &
+	reader=$!
+	expect_exit 0 "--json into a fifo" "$TBENCH" -b nop 1 -t 1 --warmup 0 -c "$TINY" --json "$TL_TMP/json.fifo"
+	wait "$reader" || true
+	check "the fifo is still a fifo" [ -p "$TL_TMP/json.fifo" ]
+	check "the document came through it" jq -e '.schema_version == 1 and .result.status == "ok"' "$TL_TMP/fifo.json"
+	"$TBENCH" -b nop 1 -t 1 --warmup 0 -c "$TINY" --json /dev/stdout >"$TL_TMP/stdout.txt" 2>/dev/null || true
+	check "--json /dev/stdout: the text, then the document" \
+		bash -c 'grep -q "^Throughput" "$1" && sed -n "/^{/,\$p" "$1" | jq -e ".schema_version == 1" >/dev/null' _ "$TL_TMP/stdout.txt"
+}
+
 # dbench's options are all accepted; those without meaning here say so.
 dbench_options() {
 	expect_exit 0 "dbench 4.0's options" "$TBENCH" -b nop 2 -t 1 --warmup 0 -q -c "$TINY" -D /tmp \
@@ -327,6 +344,7 @@ inflight_latency() {
 usage_errors
 bad_loadfiles
 bad_values
+json_not_a_file
 dbench_options
 output_format
 reconnect
