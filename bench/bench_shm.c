@@ -188,7 +188,7 @@ static struct sample run_tbench(const struct loadfile *lf, unsigned n, double wa
 	if (!cfg.backend)
 		die("no shm backend");
 	if (driver_run(&cfg, NULL, &res) != RUN_OK) {
-		fprintf(stderr, "bench_shm: tbench -b shm %u: %s\n", n, res.error);
+		fprintf(stderr, "bench_shm: tbench -b shm %u: %s\n", n, res.error.msg);
 		run_result_free(&res);
 		return (struct sample){ -1, -1 };
 	}

@@ -32,7 +32,7 @@ static struct sample run_tbench(const struct settings *s, const struct loadfile 
 	if (driver_run(&cfg, NULL, &res) != RUN_OK) {
 		/* Seen under heavy outside load: "client 0 did not stop within 2 s
 		 * of the end of the run". Reported, and the pair is repeated. */
-		fprintf(stderr, "bench_core: tbench -b %s %u failed: %s\n", backend, n, res.error);
+		fprintf(stderr, "bench_core: tbench -b %s %u failed: %s\n", backend, n, res.error.msg);
 		run_result_free(&res);
 		return (struct sample){ -1, -1, 0, -1, true };
 	}

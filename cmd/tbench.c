@@ -155,10 +155,10 @@ static void check_stdout(struct run_result *res, bool closed, bool json)
 		return;
 	res->status = RUN_FAILED;
 	if (write_errno)
-		snprintf(res->error, sizeof(res->error), "writing the results to standard output: %s",
+		err_set(&res->error, "writing the results to standard output: %s",
 			 strerror(write_errno));
 	else
-		snprintf(res->error, sizeof(res->error), "standard output was closed: the results "
+		err_set(&res->error, "standard output was closed: the results "
 			 "were not shown%s", json ? " (they are in the --json file)" : "");
 }
 
@@ -167,7 +167,7 @@ static void check_stdout(struct run_result *res, bool closed, bool json)
 static void report_end(const struct run_result *res)
 {
 	if (res->status == RUN_FAILED)
-		fprintf(stderr, "tbench: run failed: %s\n", res->error[0] ? res->error : "no reason given");
+		fprintf(stderr, "tbench: run failed: %s\n", res->error.msg[0] ? res->error.msg : "no reason given");
 	else if (res->status == RUN_INTERRUPTED && !res->executed)
 		fprintf(stderr, "tbench: interrupted during the warm-up: nothing was measured\n");
 }

@@ -37,11 +37,10 @@ static int client_fail(struct client *c, const struct op *op, const struct errbu
 
 	if (atomic_compare_exchange_strong(&c->sh->failed, &expected, 1)) {
 		if (op)
-			snprintf(c->sh->error, sizeof(c->sh->error),
-				 "client %u, %s line %u (%s): %s", c->id, c->cfg->lf->path,
+			err_set(&c->sh->error, "client %u, %s line %u (%s): %s", c->id, c->cfg->lf->path,
 				 op->line, smb_keyword(op->type), err->msg);
 		else
-			snprintf(c->sh->error, sizeof(c->sh->error), "client %u: %s",
+			err_set(&c->sh->error, "client %u: %s",
 				 c->id, err->msg);
 	}
 	atomic_store(&c->slot->state, SLOT_FAILED);

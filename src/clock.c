@@ -12,7 +12,7 @@ struct clock_state clock_state;
 
 static bool initialised;
 static int init_result;
-static char init_error[sizeof(((struct errbuf *)0)->msg)];
+static struct errbuf init_error;   /* the first call's failure, for the later ones */
 
 const char *clock_source_name(enum clock_source s)
 {
@@ -177,11 +177,11 @@ int clock_init(struct errbuf *err)
 		initialised = true;
 		init_result = choose(err);
 		if (init_result < 0)
-			snprintf(init_error, sizeof(init_error), "%s", err->msg);
+			init_error = *err;
 		return init_result;
 	}
 	if (init_result < 0)
-		err_set(err, "%s", init_error);
+		*err = init_error;
 	return init_result;
 }
 

@@ -32,18 +32,22 @@ void driver_request_stop(void)
 	stop_requested = 1;
 }
 
-void driver_set_error(struct driver *d, const char *msg)
+void driver_set_error(struct driver *d, const char *fmt, ...)
 {
 	int expected = 0;
+	va_list ap;
 
-	if (atomic_compare_exchange_strong(&d->sh->failed, &expected, 1))
-		snprintf(d->sh->error, sizeof(d->sh->error), "%s", msg);
+	if (!atomic_compare_exchange_strong(&d->sh->failed, &expected, 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->sh->error.msg, sizeof(d->sh->error.msg), fmt, ap);
+	va_end(ap);
 }
 
 __attribute__((format(printf, 2, 3)))
 static void warn(struct driver *d, const char *fmt, ...)
 {
-	char msg[600];
+	char msg[ERRBUF_SIZE];
 	va_list ap;
 
 	if (!d->obs->warning)
@@ -86,13 +90,11 @@ static double realtime_s(void)
 static int wait_start_at(struct driver *d)
 {
 	double start_at = d->cfg->start_at, late = realtime_s() - start_at;
-	char msg[200];
 
 	if (late > START_AT_LATE_S) {
-		snprintf(msg, sizeof(msg), "--start-at %.3f: the set-up ended %.3f s after that "
-			 "instant (more than %g s late): give a later time", start_at, late,
-			 START_AT_LATE_S);
-		driver_set_error(d, msg);
+		driver_set_error(d, "--start-at %.3f: the set-up ended %.3f s after that instant "
+				 "(more than %g s late): give a later time", start_at, late,
+				 START_AT_LATE_S);
 		return RUN_FAILED;
 	}
 	if (late < 0 && d->obs->waiting)
@@ -529,13 +531,13 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 
 	memset(res, 0, sizeof(*res));
 	if (driver_init(&d, cfg, obs, &err) < 0) {
-		snprintf(res->error, sizeof(res->error), "%s", err.msg);
+		err_set(&res->error, "%s", err.msg);
 		driver_free(&d, false);
 		return res->status = RUN_FAILED;
 	}
 	d.phase = PHASE_SETUP;
 	if (driver_spawn(&d, &err) < 0)
-		driver_set_error(&d, err.msg);
+		driver_set_error(&d, "%s", err.msg);
 	else if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
 	schedule_summary(&d);
@@ -558,11 +560,11 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 	if (res->executed && d.exec_end > d.exec_start)
 		res->execute_secs = (d.exec_end - d.exec_start) / 1e9;
 	res->total_secs = d.t0 ? (now_ns() - d.t0) / 1e9 : 0;
-	snprintf(res->error, sizeof(res->error), "%s", d.sh->error);
+	err_set(&res->error, "%s", d.sh->error.msg);
 	if (cfg->show_execute_time)
 		tell_pass_times(&d);
 	if (collect(&d, res) < 0 && status == RUN_OK) {
-		snprintf(res->error, sizeof(res->error), "out of memory collecting results");
+		err_set(&res->error, "out of memory collecting results");
 		status = RUN_FAILED;
 	}
 	driver_free(&d, stuck);

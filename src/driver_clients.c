@@ -32,7 +32,7 @@ static int pin_client(struct driver *d, unsigned id)
 	snprintf(who, sizeof(who), "client %u", id);
 	if (cpu_list_pin(d->cfg->cpus, id, 0, who, &err) == 0)
 		return 0;
-	driver_set_error(d, err.msg);
+	driver_set_error(d, "%s", err.msg);
 	atomic_store(&d->sh->slot[id].state, SLOT_FAILED);
 	return -1;
 }
@@ -92,7 +92,7 @@ static void client_process(struct driver *d, unsigned proc, pid_t parent)
 	}
 	int extra = n > 1 ? start_threads(d, first + 1, n - 1, threads, &err) : 0;
 	if (extra < (int)n - 1)
-		driver_set_error(d, err.msg);
+		driver_set_error(d, "%s", err.msg);
 	else
 		rc = client_main(d->cfg, d->backend_run, d->sh, driver_passes_of(d, first), first);
 	for (int i = 0; i < extra; i++)
@@ -155,14 +155,12 @@ void driver_reap_dead(struct driver *d)
 			if (slot_done(&d->sh->slot[i]))
 				continue;
 			atomic_store(&d->sh->slot[i].state, SLOT_FAILED);
-			char msg[128];
 			if (WIFSIGNALED(status))
-				snprintf(msg, sizeof(msg), "client %u died: killed by signal %d (%s)",
-					 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
+				driver_set_error(d, "client %u died: killed by signal %d (%s)",
+						 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
 			else
-				snprintf(msg, sizeof(msg), "client %u exited with status %d before finishing",
-					 i, WEXITSTATUS(status));
-			driver_set_error(d, msg);
+				driver_set_error(d, "client %u exited with status %d before finishing",
+						 i, WEXITSTATUS(status));
 		}
 	}
 }
@@ -215,12 +213,9 @@ int driver_stop_clients(struct driver *d)
 	for (unsigned i = 0; i < d->nclients; i++) {
 		if (slot_done(&d->sh->slot[i]))
 			continue;
-		if (!stuck++) {
-			char msg[160];
-			snprintf(msg, sizeof(msg), "client %u did not stop within %.0f s of the end "
-				 "of the run: stuck in backend %s", i, grace / 1e9, d->cfg->backend->name);
-			driver_set_error(d, msg);
-		}
+		if (!stuck++)
+			driver_set_error(d, "client %u did not stop within %.0f s of the end of the "
+					 "run: stuck in backend %s", i, grace / 1e9, d->cfg->backend->name);
 	}
 	return stuck;
 }
@@ -295,20 +290,21 @@ void driver_watchdog(struct driver *d, uint64_t now)
 		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
 		if (!start || start > now || now - start < limit || slot_done(s))
 			continue;
-		char peer[200], msg[600];
+		char peer[200];
 		const struct op *op = d->phase == PHASE_SETUP ? NULL
 			: op_at_line(d->cfg->lf, atomic_load(&s->lines));
 		describe_peer(d, peer, sizeof(peer));
 		if (op && !op->exchanges)
 			continue;   /* a long Sleep line is the loadfile's wish */
 		if (op)
-			snprintf(msg, sizeof(msg), "client %u, %s line %u (%s): no reply from %s "
-				 "within %g s (--timeout): is the server alive and reachable?", i,
-				 d->cfg->lf->path, op->line, smb_keyword(op->type), peer, d->cfg->timeout);
+			driver_set_error(d, "client %u, %s line %u (%s): no reply from %s within %g s "
+					 "(--timeout): is the server alive and reachable?", i,
+					 d->cfg->lf->path, op->line, smb_keyword(op->type), peer,
+					 d->cfg->timeout);
 		else
-			snprintf(msg, sizeof(msg), "client %u: connecting to %s took longer than %g s "
-				 "(--timeout): is the server alive and answering?", i, peer, d->cfg->timeout);
-		driver_set_error(d, msg);
+			driver_set_error(d, "client %u: connecting to %s took longer than %g s "
+					 "(--timeout): is the server alive and answering?", i, peer,
+					 d->cfg->timeout);
 		atomic_store(&s->state, SLOT_STALLED);   /* nobody waits for it */
 	}
 }

@@ -54,7 +54,8 @@ static inline bool slot_done(const struct slot *s)
 }
 
 /* driver.c: the first error of the run wins; the observer hears of a phase. */
-void driver_set_error(struct driver *d, const char *msg);
+__attribute__((format(printf, 2, 3)))
+void driver_set_error(struct driver *d, const char *fmt, ...);
 void driver_tell_phase(struct driver *d, enum phase phase);
 
 /* driver_clients.c */

@@ -142,7 +142,7 @@ static void json_result(FILE *f, const struct run_config *cfg, const struct run_
 	fprintf(f, "  " SKEY(SK_RESULT) "{\n    " SKEY(SK_STATUS) "\"%s\",\n    "
 		SKEY(SK_PARTIAL) "%s,\n    " SKEY(SK_ERROR),
 		status[res->status], res->status == RUN_OK ? "false" : "true");
-	json_str(f, res->error);
+	json_str(f, res->error.msg);
 	fprintf(f, ",\n");
 	json_figure(f, SK_MB_PER_SEC, result_mb_per_sec(res), ex, "\n");
 	json_figure(f, SK_OPS_PER_SEC, ex ? res->ops / res->execute_secs : 0, ex, "\n");

@@ -12,6 +12,7 @@
 #include "histogram.h"
 #include "loadfile.h"
 #include "noise.h"
+#include "util.h"
 
 struct run_config {
 	const struct loadfile *lf;
@@ -56,7 +57,7 @@ enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
 
 struct run_result {
 	enum run_status status;
-	char error[600];
+	struct errbuf error;
 	bool executed;           /* the execute phase began: there are figures */
 	double execute_secs, total_secs;
 	uint64_t max_latency_ns; /* dbench's max_latency: worst seen at a tick of the execute

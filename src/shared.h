@@ -37,7 +37,7 @@ struct shared {
 	_Atomic int phase;
 	_Atomic int failed;
 	_Atomic uint64_t start_ns;             /* when the clients were released */
-	char error[600];
+	struct errbuf error;
 	struct socket_readback socket;         /* client 0 writes it before it is ready */
 	struct client_stats *stats;            /* one per client, in the same mapping; each
 						* read by the driver once its client stopped */

@@ -12,8 +12,12 @@
 /* Exit codes: the run worked, the run failed, bad usage or input. */
 enum { EXIT_OK = 0, EXIT_RUN_FAILED = 1, EXIT_USAGE = 2 };
 
+/* Every error message of the suite: written once, where it happens, with
+ * err_set() or err_errno(), and handed up; no library code exits or keeps
+ * a message of its own. */
+enum { ERRBUF_SIZE = 512 };
 struct errbuf {
-	char msg[512];
+	char msg[ERRBUF_SIZE];
 };
 
 __attribute__((format(printf, 2, 3)))

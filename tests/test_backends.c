@@ -63,7 +63,7 @@ static void run_once(const struct backend *be, unsigned n, bool processes)
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
 		fprintf(stderr, "  %s %u %s: %s\n", be->name, n, processes ? "procs" : "threads",
-			res.error);
+			res.error.msg);
 	CHECK_EQ_U(res.bytes, n * lf.pass_payload);
 	for (unsigned i = 0; res.clients && i < n; i++) {
 		CHECK_EQ_U(res.clients[i].passes, 1);
@@ -82,7 +82,7 @@ static void run_timed(const char *name, unsigned n, bool processes)
 	cfg.warmup = 0.5;
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
-		fprintf(stderr, "  %s timed: %s\n", name, res.error);
+		fprintf(stderr, "  %s timed: %s\n", name, res.error.msg);
 	/* Ended by the limit: never before it; the upper bound only catches a
 	 * hang, as a loaded machine can delay the end by seconds. */
 	CHECK(res.execute_secs >= 2 - 1e-9 && res.execute_secs < 60);
@@ -179,9 +179,9 @@ static void server_hangs_up(const char *name, bool processes)
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s time limit, however loaded the machine */
 	snprintf(peer, sizeof(peer), "%s server ", name);
-	CHECK(strstr(res.error, peer) != NULL);
-	CHECK(strstr(res.error, "client ") != NULL);
-	fprintf(stderr, "  hang-up reported as: %s\n", res.error);
+	CHECK(strstr(res.error.msg, peer) != NULL);
+	CHECK(strstr(res.error.msg, "client ") != NULL);
+	fprintf(stderr, "  hang-up reported as: %s\n", res.error.msg);
 	run_result_free(&res);
 }
 

@@ -42,7 +42,7 @@ static void run_once(const char *backend, unsigned n, bool processes)
 	cfg.run_once = true;
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
-		fprintf(stderr, "  %s %u %s: %s\n", backend, n, processes ? "procs" : "threads", res.error);
+		fprintf(stderr, "  %s %u %s: %s\n", backend, n, processes ? "procs" : "threads", res.error.msg);
 	CHECK_EQ_U(res.bytes, n * lf.pass_payload);
 	CHECK(res.execute_secs > 0);
 	for (unsigned i = 0; res.clients && i < n; i++) {
@@ -63,7 +63,7 @@ static void run_timed(const char *backend, unsigned n, bool processes)
 	cfg.warmup = 0.2;
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
-		fprintf(stderr, "  %s: %s\n", backend, res.error);
+		fprintf(stderr, "  %s: %s\n", backend, res.error.msg);
 	/* Ended by the limit: never before it; the upper bound only catches a
 	 * hang, as a loaded machine can delay the end by seconds. */
 	CHECK(res.execute_secs >= 0.6 - 1e-9 && res.execute_secs < 60);
@@ -118,12 +118,12 @@ static void run_failing(bool processes, bool in_open)
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s time limit, however loaded the machine */
 	if (in_open) {
-		CHECK(strstr(res.error, "client 2: flaky: refused") != NULL);
+		CHECK(strstr(res.error.msg, "client 2: flaky: refused") != NULL);
 	} else if (!processes) {
-		CHECK(strstr(res.error, "line ") != NULL);
-		CHECK(strstr(res.error, "flaky: peer went away") != NULL);
+		CHECK(strstr(res.error.msg, "line ") != NULL);
+		CHECK(strstr(res.error.msg, "flaky: peer went away") != NULL);
 	}
-	fprintf(stderr, "  failure reported as: %s\n", res.error);
+	fprintf(stderr, "  failure reported as: %s\n", res.error.msg);
 	run_result_free(&res);
 }
 
@@ -159,10 +159,10 @@ static void run_stalled(bool processes, int at)
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	double took = (now_ns() - t) / 1e9;
 	CHECK(took >= 1 && took < 300);   /* the timeout, not the 600 s limit; generous for a loaded machine */
-	CHECK(strstr(res.error, "client 0") != NULL);
-	CHECK(strstr(res.error, "--timeout") != NULL);
-	CHECK(strstr(res.error, at ? " line " : "connecting to") != NULL);
-	fprintf(stderr, "  stall reported as: %s (after %.1f s)\n", res.error, took);
+	CHECK(strstr(res.error.msg, "client 0") != NULL);
+	CHECK(strstr(res.error.msg, "--timeout") != NULL);
+	CHECK(strstr(res.error.msg, at ? " line " : "connecting to") != NULL);
+	fprintf(stderr, "  stall reported as: %s (after %.1f s)\n", res.error.msg, took);
 	run_result_free(&res);
 }
 
@@ -246,8 +246,8 @@ static void run_killed_client(void)
 	uint64_t t = now_ns();
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_FAILED);
 	CHECK((now_ns() - t) / 1e9 < 300);   /* not the 600 s limit */
-	CHECK(strstr(res.error, "killed by signal 9") != NULL);
-	fprintf(stderr, "  killed client reported as: %s\n", res.error);
+	CHECK(strstr(res.error.msg, "killed by signal 9") != NULL);
+	fprintf(stderr, "  killed client reported as: %s\n", res.error.msg);
 	CHECK(waitpid(killer, &status, 0) == killer && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == 0);
 	run_result_free(&res);

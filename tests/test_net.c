@@ -49,7 +49,7 @@ static void check_run(struct run_config *cfg, const char *what)
 	}
 	CHECK(driver_run(cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
-		fprintf(stderr, "  %s: %s\n", what, res.error);
+		fprintf(stderr, "  %s: %s\n", what, res.error.msg);
 	CHECK_EQ_U(res.bytes, n * lf.pass_payload);
 	for (unsigned i = 0; res.clients && i < n; i++) {
 		CHECK_EQ_U(res.clients[i].passes, 1);

@@ -193,7 +193,7 @@ static void tcp_run_case(const void *arg)
 		return;
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
-		fprintf(stderr, "  tcp run in the namespace: %s\n", res.error);
+		fprintf(stderr, "  tcp run in the namespace: %s\n", res.error.msg);
 	CHECK_EQ_U(res.bytes, 2 * lf.pass_payload);
 	run_result_free(&res);
 }

@@ -45,7 +45,7 @@ static void run_timed(const char *name, unsigned n, bool processes)
 	cfg.warmup = 0.2;
 	CHECK(driver_run(&cfg, NULL, &res) == RUN_OK);
 	if (res.status != RUN_OK)
-		fprintf(stderr, "  %s timed: %s\n", name, res.error);
+		fprintf(stderr, "  %s timed: %s\n", name, res.error.msg);
 	CHECK(res.bytes > 0);
 	for (unsigned i = 0; res.clients && i < n; i++)
 		CHECK(res.clients[i].ops_all > 0);
@@ -112,10 +112,10 @@ static void server_refuses(const char *name, bool processes, const char *says)
 	/* Not the 600 s limit, however loaded the machine: the bound catches a hang. */
 	CHECK((now_ns() - t) / 1e9 < 300);
 	snprintf(peer, sizeof(peer), "%s server ", name);
-	CHECK(strstr(res.error, peer) != NULL);
-	CHECK(strstr(res.error, says) != NULL);
+	CHECK(strstr(res.error.msg, peer) != NULL);
+	CHECK(strstr(res.error.msg, says) != NULL);
 	fprintf(stderr, "  %s %s refusal reported as: %s\n", name,
-		processes ? "procs" : "threads", res.error);
+		processes ? "procs" : "threads", res.error.msg);
 	run_result_free(&res);
 }
 
