@@ -444,7 +444,7 @@ static void splice_socket_info(void *conn, struct socket_readback *out)
 const struct backend backend_splice = {
 	.name = "splice",
 	.summary = "loopback TCP per client, bodies moved with splice/vmsplice: no user-space copies",
-	.flags = BACKEND_TCP,
+	.flags = BACKEND_TCP | BACKEND_OFFLOADS | BACKEND_SWEPT,
 	.open = splice_open,
 	.exchange = splice_exchange,
 	.close = splice_close,

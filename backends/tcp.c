@@ -341,7 +341,8 @@ const struct backend backend_tcp = {
 	.name = "tcp",
 	.summary = "TCP to tbench_srv at SERVER:" WIRE_PORT_STRING
 		   ", or to its own server on 127.0.0.1 (default)",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
+		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_OFFLOADS | BACKEND_WIRE | BACKEND_SWEPT,
 	.check = tcp_check,
 	.start = tcp_start,
 	.open = tcp_open,

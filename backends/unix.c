@@ -167,7 +167,7 @@ static void unix_socket_info(void *conn, struct socket_readback *out)
 const struct backend backend_unix = {
 	.name = "unix",
 	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
-	.flags = BACKEND_RECONNECTS,
+	.flags = BACKEND_RECONNECTS | BACKEND_OWN_SERVER | BACKEND_SWEPT,
 	.check = unix_check,
 	.start = unix_start,
 	.open = unix_open,

@@ -42,6 +42,13 @@
 #include "wire.h"
 
 extern const struct backend backend_tcp;   /* connects to SERVER for us */
+/* --uring LIST: what the rings and sockets use. */
+struct uring_settings {
+	bool sqpoll, files, buffers;
+	uint32_t zc_min;      /* IORING_OP_SEND_ZC for sends of at least this; 0: never */
+};
+static struct uring_settings settings;
+
 enum {
 	RING_ENTRIES = 8,
 	SQPOLL_IDLE_MS = 1000,
@@ -694,7 +701,7 @@ static int uring_open(void *run, const struct backend_config *cfg, unsigned clie
 		return err_set(err, "uring: out of memory");
 	c->server_fd = -1;
 	c->discard_replies = !cfg->copy_replies;
-	c->opts = cfg->uring;      /* what its own server reads */
+	c->opts = settings;        /* what its own server reads */
 	int fd = r->tcp_run ? connect_server(r, cfg, client, c, err)
 			    : own_server(r, cfg, client, c, err);
 	if (fd < 0) {
@@ -702,7 +709,7 @@ static int uring_open(void *run, const struct backend_config *cfg, unsigned clie
 		return -1;
 	}
 	/* The client's ring after the fork: a forked server holds none of it. */
-	if (io_init(&c->io, fd, &cfg->uring, err) < 0) {
+	if (io_init(&c->io, fd, &settings, err) < 0) {
 		disconnect(c);
 		return -1;
 	}
@@ -757,7 +764,7 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 			return err_set(err, "uring: -T %s: %s", spec, why.msg);
 		}
 	}
-	return check_kernel(&cfg->uring, err);
+	return check_kernel(&settings, err);
 }
 
 static void uring_stop(void *run)
@@ -802,11 +809,54 @@ static int uring_start(const struct backend_config *cfg, void **run, struct errb
 	return 0;
 }
 
+/* --uring LIST, commas between. */
+static int parse_settings(void *to, const char *text, struct errbuf *err)
+{
+	struct uring_settings *u = to;
+	char list[256], *save = NULL;
+	long zc;
+
+	*u = (struct uring_settings){ 0 };
+	if (strlen(text) >= sizeof(list))
+		return err_set(err, "--uring: the list is too long (sqpoll, files, buffers, zc=BYTES)");
+	strcpy(list, text);
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strcmp(t, "sqpoll") == 0)
+			u->sqpoll = true;
+		else if (strcmp(t, "files") == 0)
+			u->files = true;
+		else if (strcmp(t, "buffers") == 0)
+			u->buffers = true;
+		else if (strncmp(t, "zc=", 3) == 0 && parse_long_range(t + 3, 1, WIRE_LIMIT, &zc) == 0)
+			u->zc_min = (uint32_t)zc;
+		else
+			return err_set(err, "--uring: '%.20s' is not a setting (known: sqpoll, files, "
+				       "buffers, zc=BYTES from 1 to %d; commas between)", t, WIRE_LIMIT);
+	}
+	return 0;
+}
+
+static const struct backend_option uring_options[] = {
+	{ "uring", "LIST", "sqpoll, files (registered), buffers (registered), zc=BYTES "
+	  "(IORING_OP_SEND_ZC from BYTES), commas between", parse_settings },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static void uring_describe_json(FILE *f, const void *to)
+{
+	const struct uring_settings *u = to;
+
+	fprintf(f, "    \"uring\": { \"sqpoll\": %s, \"files\": %s, \"buffers\": %s, "
+		"\"zc_min\": %u },\n", u->sqpoll ? "true" : "false", u->files ? "true" : "false",
+		u->buffers ? "true" : "false", u->zc_min);
+}
+
 const struct backend backend_uring = {
 	.name = "uring",
 	.summary = "TCP through io_uring (send and receive linked) to tbench_srv at SERVER, "
 		   "or to io_uring servers of its own",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
+		 BACKEND_SOCKOPTS,
 	.check = uring_check,
 	.start = uring_start,
 	.open = uring_open,
@@ -814,4 +864,7 @@ const struct backend backend_uring = {
 	.close = uring_close,
 	.stop = uring_stop,
 	.socket_info = uring_socket_info,
+	.options = uring_options,
+	.settings = &settings,
+	.describe_json = uring_describe_json,
 };

@@ -105,6 +105,7 @@ static int prepare(struct options *o, struct loadfile *lf)
 	const char *name = o->backend_name ? o->backend_name : backends[0]->name;
 
 	o->run.backend = backend_find(name);
+	o->run.all_backends = backends;
 	if (!o->run.backend) {
 		fprintf(stderr, "tbench: -b %s: no such backend\n", name);
 		options_list_backends(stderr);
@@ -190,6 +191,8 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		if (o.list_backends)
 			options_list_backends(stdout);
+		if (o.list_capabilities)
+			backend_print_list(stdout);
 		options_free(&o);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}

@@ -71,12 +71,16 @@ static void json_clock(FILE *f)
 		fprintf(f, ", \"calibration_error_ppm\": null, \"checked_after_s\": null },\n");
 }
 
-/* --spin (shm) and --uring (uring): recorded whichever backend ran. */
-static void json_transport_settings(FILE *f, const struct backend_config *b)
+/* The backends' own settings, each described by its backend: recorded
+ * for every backend built, whichever ran, so the keys do not depend on -b. */
+static void json_backend_settings(FILE *f, const struct run_config *cfg)
 {
-	fprintf(f, "    \"spin_us\": %u,\n    \"uring\": { \"sqpoll\": %s, \"files\": %s, "
-		"\"buffers\": %s, \"zc_min\": %u },\n", b->spin_us, b->uring.sqpoll ? "true" : "false",
-		b->uring.files ? "true" : "false", b->uring.buffers ? "true" : "false", b->uring.zc_min);
+	const struct backend *const alone[] = { cfg->backend, NULL };
+	const struct backend *const *all = cfg->all_backends ? cfg->all_backends : alone;
+
+	for (size_t i = 0; all[i]; i++)
+		if (all[i]->describe_json)
+			all[i]->describe_json(f, all[i]->settings);
 }
 
 static const char *family_name(int family)
@@ -127,7 +131,7 @@ static void json_settings(FILE *f, const struct run_config *cfg, const struct ru
 		cfg->lf->n_ops, (unsigned long long)cfg->lf->pass_payload);
 	fprintf(f, "    \"timelimit_s\": %g,\n    \"warmup_s\": %g,\n    \"target_rate_mb_s\": %g,\n"
 		"    \"timeout_s\": %g,\n", cfg->timelimit, cfg->warmup, cfg->target_rate, cfg->timeout);
-	json_transport_settings(f, &cfg->bcfg);
+	json_backend_settings(f, cfg);
 	fprintf(f, "    \"processes\": %s,\n    \"run_once\": %s,\n    \"server\": ",
 		cfg->bcfg.processes ? "true" : "false", cfg->run_once ? "true" : "false");
 	if (cfg->bcfg.server)
