@@ -39,9 +39,9 @@
 #include "backend.h"
 #include "companion.h"
 #include "sockopt.h"
+#include "tcp.h"   /* connects to SERVER for us */
 #include "wire.h"
 
-extern const struct backend backend_tcp;   /* connects to SERVER for us */
 /* --uring LIST: what the rings and sockets use. */
 struct uring_settings {
 	bool sqpoll, files, buffers;
@@ -564,72 +564,6 @@ static void serve(void *arg)
 
 /* ---- connections ------------------------------------------------------- */
 
-/* A TCP connection over 127.0.0.1 between the client and its own server:
- * a listener on an ephemeral port for the time of one accept. */
-/* The loopback address of --family's family (IPv4 without it), port 0. */
-static socklen_t loopback_addr(int family, struct sockaddr_storage *ss, const char **name)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET6) {
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-		*a6 = (struct sockaddr_in6){ .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-		*name = "::1";
-		return sizeof(*a6);
-	}
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-	*a4 = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	*name = "127.0.0.1";
-	return sizeof(*a4);
-}
-
-static unsigned addr_port(const struct sockaddr_storage *ss)
-{
-	return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
-					      : ((const struct sockaddr_in *)ss)->sin_port);
-}
-
-static int loopback_pair(int family, const struct sockopts *o, int *cfd, int *sfd,
-			 struct errbuf *err)
-{
-	struct sockaddr_storage a;
-	const char *host;
-	socklen_t len = loopback_addr(family, &a, &host);
-	struct errbuf why;
-	int lfd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	*cfd = *sfd = -1;
-	if (lfd < 0)
-		return err_errno(err, "uring: creating a socket for its own server");
-	/* Buffer sizes before listen() and connect(): they set the window scale. */
-	if (sockopts_apply(lfd, o, &why) < 0 || bind(lfd, (struct sockaddr *)&a, len) < 0 ||
-	    listen(lfd, 1) < 0 || getsockname(lfd, (struct sockaddr *)&a, &len) < 0) {
-		err_errno(err, "uring: listening on %s for its own server", host);
-		goto fail;
-	}
-	*cfd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (*cfd < 0 || sockopts_apply(*cfd, o, &why) < 0 ||
-	    connect(*cfd, (struct sockaddr *)&a, len) < 0) {
-		err_errno(err, "uring: connecting to its own server on %s port %u", host,
-			  addr_port(&a));
-		goto fail;
-	}
-	*sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (*sfd < 0 || sockopts_apply(*sfd, o, &why) < 0) {
-		err_errno(err, "uring: accepting its own client on %s port %u", host, addr_port(&a));
-		goto fail;
-	}
-	close(lfd);
-	return 0;
-fail:
-	close(lfd);
-	if (*cfd >= 0)
-		close(*cfd);
-	if (*sfd >= 0)
-		close(*sfd);
-	*cfd = *sfd = -1;
-	return -1;
-}
-
 /* SERVER: connected as the tcp backend connects (its run resolved SERVER
  * and holds -T); its connection is a struct wire_stream (wire.h). */
 static int connect_server(struct uring_run *r, const struct backend_config *cfg,
@@ -642,7 +576,7 @@ static int connect_server(struct uring_run *r, const struct backend_config *cfg,
 	 * was closed was seen to fail with EINTR now and then, no signal
 	 * handled (the ring's tear-down notifying the task, we think); tcp's
 	 * connect() has SO_SNDTIMEO set, so it is not restarted: tried again. */
-	while ((rc = backend_tcp.open(r->tcp_run, cfg, client, &tcp_conn, err)) < 0 &&
+	while ((rc = tcp_open(r->tcp_run, cfg, client, &tcp_conn, err)) < 0 &&
 	       errno == EINTR && ++tries < CONNECT_TRIES)
 		;
 	if (rc < 0)
@@ -660,7 +594,7 @@ static int own_server(struct uring_run *r, const struct backend_config *cfg, uns
 	int fd;
 
 	snprintf(c->peer, sizeof(c->peer), "uring server %u", client);
-	if (loopback_pair(cfg->family, &r->sockopts, &fd, &c->server_fd, err) < 0)
+	if (loopback_pair("uring", cfg->family, &r->sockopts, &fd, &c->server_fd, err) < 0)
 		return -1;
 	c->server = (struct companion){
 		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
@@ -747,7 +681,7 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 
 	if (cfg->server) {
 		struct errbuf why;
-		if (backend_tcp.check(cfg, &why) < 0)
+		if (tcp_check_as(&tcp_plain, cfg, &why) < 0)
 			return err_set(err, "uring: %s", why.msg);
 	} else {
 		if (cfg->port)
@@ -772,7 +706,7 @@ static void uring_stop(void *run)
 	struct uring_run *r = run;
 
 	if (r->tcp_run)
-		backend_tcp.stop(r->tcp_run);
+		tcp_stop(r->tcp_run);
 	free(r);
 }
 
@@ -792,7 +726,7 @@ static int uring_start(const struct backend_config *cfg, void **run, struct errb
 	if (!r)
 		return err_set(err, "uring: out of memory");
 	if (cfg->server)
-		rc = backend_tcp.start(cfg, &r->tcp_run, err);
+		rc = tcp_start_as(&tcp_plain, cfg, &r->tcp_run, err);
 	else
 		rc = sockopts_parse_tcp(spec, &r->sockopts, err);
 	/* A value the kernel refuses (TCP_CONGESTION=NAME) fails the run here, once. */
