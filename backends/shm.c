@@ -95,8 +95,8 @@ static int parse_spin(void *to, const char *text, struct errbuf *err)
 
 static const struct backend_option shm_options[] = {
 	{ "spin", "USEC", "spin this long for the peer before sleeping on the futex (default 0)",
-	  parse_spin },
-	{ NULL, NULL, NULL, NULL }
+	  parse_spin, false },
+	{ NULL, NULL, NULL, NULL, false }
 };
 
 static void shm_describe_json(FILE *f, const void *settings)
@@ -108,9 +108,9 @@ static void shm_describe_json(FILE *f, const void *settings)
 
 static int shm_check(const struct backend_config *cfg, struct errbuf *err)
 {
-	if (cfg->port || cfg->unix_path || cfg->tcp_options)
+	if (cfg->port || cfg->tcp_options)
 		return err_set(err, "shm: %s is for socket backends: shm has no socket (drop it)",
-			       cfg->port ? "--port" : cfg->unix_path ? "--unix" : "-T");
+			       cfg->port ? "--port" : "-T");
 	return 0;
 }
 

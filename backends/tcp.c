@@ -63,9 +63,6 @@ int tcp_check_as(const struct tcp_flavour *fl, const struct backend_config *cfg,
 		struct errbuf why = *err;
 		return err_set(err, "%s: -T %s: %s", fl->name, spec, why.msg);
 	}
-	if (cfg->unix_path)
-		return err_set(err, "%s: --unix is for the unix backend: add -b unix, or drop it",
-			       fl->name);
 	if (cfg->server && cfg->server_cpus)
 		return err_set(err, "%s: --server-cpus pins the server tbench starts itself: with "
 			       "SERVER, start that tbench_srv with --cpus instead", fl->name);

@@ -95,8 +95,8 @@ static int parse_threshold(void *to, const char *text, struct errbuf *err)
 
 static const struct backend_option zc_options[] = {
 	{ "zerocopy-threshold", "BYTES", "send requests of at least BYTES with MSG_ZEROCOPY "
-	  "(default: none)", parse_threshold },
-	{ NULL, NULL, NULL, NULL }
+	  "(default: none)", parse_threshold, false },
+	{ NULL, NULL, NULL, NULL, false }
 };
 
 /* The threshold from the command line or the environment: -1 when bad. */

@@ -688,8 +688,6 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 			return err_set(err, "uring: --port %s without SERVER: each client's own "
 				       "server listens on a port of its own (give SERVER, e.g. "
 				       "127.0.0.1, to use a tbench_srv there)", cfg->port);
-		if (cfg->unix_path)
-			return err_set(err, "uring: --unix is for the unix backend: drop it");
 		if (cfg->no_own_server)
 			return err_set(err, "uring: --no-own-server: without SERVER each client brings "
 				       "its own server: give SERVER, or drop --no-own-server");
@@ -772,8 +770,8 @@ static int parse_settings(void *to, const char *text, struct errbuf *err)
 
 static const struct backend_option uring_options[] = {
 	{ "uring", "LIST", "sqpoll, files (registered), buffers (registered), zc=BYTES "
-	  "(IORING_OP_SEND_ZC from BYTES), commas between", parse_settings },
-	{ NULL, NULL, NULL, NULL }
+	  "(IORING_OP_SEND_ZC from BYTES), commas between", parse_settings, false },
+	{ NULL, NULL, NULL, NULL, false }
 };
 
 static void uring_describe_json(FILE *f, const void *to)

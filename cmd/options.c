@@ -247,8 +247,6 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "port", 0, POPT_ARG_STRING, &o->run.bcfg.port, 0,
 		  "TCP port of the server (default " WIRE_PORT_STRING ")", "PORT" },
 		{ "no-own-server", 0, POPT_ARG_NONE, &w->no_own_server, 0, h.no_own_server, NULL },
-		{ "unix", 0, POPT_ARG_STRING, &o->run.bcfg.unix_path, 0,
-		  "the unix socket of a running tbench_srv --unix, for the backend of that name", "PATH" },
 		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
 		POPT_TABLEEND
 	};
@@ -453,7 +451,6 @@ void options_free(struct options *o)
 	free((char *)o->json_path);
 	free((char *)o->run.bcfg.server);
 	free((char *)o->run.bcfg.port);
-	free((char *)o->run.bcfg.unix_path);
 	free((char *)o->run.bcfg.tcp_options);
 	for (size_t k = 0; k < o->backend_args.n; k++) {
 		free(o->backend_args.value[k]);

@@ -30,7 +30,6 @@ struct backend_config {
 	int family;               /* --family: AF_INET or AF_INET6; AF_UNSPEC (0): as SERVER resolves */
 	const struct cpu_list *server_cpus;  /* --server-cpus: client i's server on entry i, or NULL */
 	const char *port;         /* --port, or NULL for the backend's default */
-	const char *unix_path;    /* --unix PATH, or NULL */
 	bool no_own_server;       /* --no-own-server: never start a server of tbench's own */
 	const char *tcp_options;  /* -T, or NULL */
 	unsigned nclients;
@@ -48,6 +47,7 @@ struct backend_option {
 	const char *arg;          /* the value's name in --help, e.g. "BYTES" */
 	const char *help;         /* one line for --help */
 	int (*parse)(void *settings, const char *text, struct errbuf *err);
+	bool others_refuse;       /* with another -b it is bad usage (exit 2), not ignored */
 };
 
 /* Counts of a backend's own, e.g. sends that were really zero-copy. */
