@@ -96,7 +96,8 @@ const struct backend backend_mptcp = {
 	.name = "mptcp",
 	.summary = "MPTCP to tbench_srv --mptcp at SERVER:" WIRE_PORT_STRING
 		   ", or to its own MPTCP server on 127.0.0.1",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
+		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_MULTIPATH,
 	.check = mptcp_check,
 	.start = mptcp_start,
 	.open = mptcp_open,

@@ -107,6 +107,7 @@ static void pipe_close(void *conn)
 const struct backend backend_pipe = {
 	.name = "pipe",
 	.summary = "two pipes per client to its own server thread/process: no network stack",
+	.flags = BACKEND_SWEPT,
 	.open = pipe_open,
 	.exchange = pipe_exchange,
 	.close = pipe_close,

@@ -31,6 +31,7 @@
 #include "backend.h"
 #include "clock.h"
 #include "companion.h"
+#include "schema.h"
 #include "wire.h"
 
 enum {
@@ -76,11 +77,41 @@ enum side { CLIENT, SERVER };
 
 /* ---- settings ---------------------------------------------------------- */
 
+static struct shm_settings {
+	unsigned spin_us;         /* --spin: spinning before a futex wait */
+} settings;
+
+static int parse_spin(void *to, const char *text, struct errbuf *err)
+{
+	enum { SPIN_MAX_US = 1000000 };
+	struct shm_settings *s = to;
+	long us;
+
+	if (parse_long_range(text, 0, SPIN_MAX_US, &us) < 0)
+		return err_set(err, "--spin takes whole microseconds from 0 to %d, not '%.20s'",
+			       SPIN_MAX_US, text);
+	s->spin_us = (unsigned)us;
+	return 0;
+}
+
+static const struct backend_option shm_options[] = {
+	{ "spin", "USEC", "spin this long for the peer before sleeping on the futex (default 0)",
+	  parse_spin, false },
+	{ NULL, NULL, NULL, NULL, false }
+};
+
+static void shm_describe_json(FILE *f, const void *settings)
+{
+	const struct shm_settings *s = settings;
+
+	fprintf(f, "    " SKEY(SK_SPIN_US) "%u,\n", s->spin_us);
+}
+
 static int shm_check(const struct backend_config *cfg, struct errbuf *err)
 {
-	if (cfg->port || cfg->unix_path || cfg->tcp_options)
+	if (cfg->port || cfg->tcp_options)
 		return err_set(err, "shm: %s is for socket backends: shm has no socket (drop it)",
-			       cfg->port ? "--port" : cfg->unix_path ? "--unix" : "-T");
+			       cfg->port ? "--port" : "-T");
 	return 0;
 }
 
@@ -320,7 +351,7 @@ static int shm_connect(void *run, const struct backend_config *cfg, unsigned cli
 	if (!c)
 		return err_set(err, "shm: out of memory");
 	c->alive[0] = c->alive[1] = -1;
-	c->spin_ns = (uint64_t)cfg->spin_us * 1000;
+	c->spin_ns = (uint64_t)settings.spin_us * 1000;
 	c->client_pid = getpid();
 	snprintf(c->peer, sizeof(c->peer), "shm server %u", client);
 	/* Before the server starts, so a forked one shares it. */
@@ -410,4 +441,7 @@ const struct backend backend_shm = {
 	.open = shm_connect,
 	.exchange = shm_exchange,
 	.close = shm_disconnect,
+	.options = shm_options,
+	.settings = &settings,
+	.describe_json = shm_describe_json,
 };

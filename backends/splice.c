@@ -268,40 +268,15 @@ static int start_server(struct splice_conn *c, const struct backend_config *cfg,
 
 /* ---- set-up ------------------------------------------------------------ */
 
-/* A connected loopback pair: listen on 127.0.0.1:0, connect, accept, and
- * make sure what was accepted is our own connect. */
-static int tcp_pair(int *cfd, int *sfd)
+/* Frames go to TCP whole (or corked with MSG_MORE): Nagle could only hold
+ * back a frame's tail. */
+static int no_delay(int fd, struct errbuf *err)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr_in mine, theirs;
-	socklen_t len = sizeof(a), l1 = sizeof(mine), l2 = sizeof(theirs);
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, rc = -1;
+	int one = 1;
 
-	if (lfd < 0)
-		return -1;
-	if (bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 1) < 0 ||
-	    getsockname(lfd, (struct sockaddr *)&a, &len) < 0)
-		goto out;
-	*cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (*cfd < 0 || connect(*cfd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		goto out;
-	*sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (*sfd < 0 || getsockname(*cfd, (struct sockaddr *)&mine, &l1) < 0 ||
-	    getpeername(*sfd, (struct sockaddr *)&theirs, &l2) < 0)
-		goto out;
-	if (mine.sin_port != theirs.sin_port) {
-		errno = ECONNREFUSED;   /* someone else got in first */
-		goto out;
-	}
-	/* Frames go to TCP whole (or corked with MSG_MORE): Nagle could only
-	 * hold back a frame's tail. */
-	if (setsockopt(*cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0 ||
-	    setsockopt(*sfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
-		goto out;
-	rc = 0;
-out:
-	close(lfd);
-	return rc;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+		return err_errno(err, "splice: TCP_NODELAY on its loopback connection");
+	return 0;
 }
 
 /* Zeroed pages for every body, faulted in now so vmsplice references
@@ -350,8 +325,9 @@ static int setup(struct splice_conn *c, struct errbuf *err)
 {
 	if (map_zeros(c) < 0)
 		return err_errno(err, "splice: mapping %zu zero bytes", c->zeros_len);
-	if (tcp_pair(&c->client.sock, &c->server.sock) < 0)
-		return err_errno(err, "splice: loopback TCP connection");
+	if (loopback_pair("splice", AF_INET, NULL, &c->client.sock, &c->server.sock, err) < 0 ||
+	    no_delay(c->client.sock, err) < 0 || no_delay(c->server.sock, err) < 0)
+		return -1;
 	if (make_pipe(&c->client) < 0 || make_pipe(&c->server) < 0)
 		return err_errno(err, "splice: creating the pipes that carry spliced bytes");
 	c->client.devnull = c->server.devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -444,7 +420,7 @@ static void splice_socket_info(void *conn, struct socket_readback *out)
 const struct backend backend_splice = {
 	.name = "splice",
 	.summary = "loopback TCP per client, bodies moved with splice/vmsplice: no user-space copies",
-	.flags = BACKEND_TCP,
+	.flags = BACKEND_TCP | BACKEND_OFFLOADS | BACKEND_SWEPT,
 	.open = splice_open,
 	.exchange = splice_exchange,
 	.close = splice_close,

@@ -63,9 +63,6 @@ int tcp_check_as(const struct tcp_flavour *fl, const struct backend_config *cfg,
 		struct errbuf why = *err;
 		return err_set(err, "%s: -T %s: %s", fl->name, spec, why.msg);
 	}
-	if (cfg->unix_path)
-		return err_set(err, "%s: --unix is for the unix backend: add -b unix, or drop it",
-			       fl->name);
 	if (cfg->server && cfg->server_cpus)
 		return err_set(err, "%s: --server-cpus pins the server tbench starts itself: with "
 			       "SERVER, start that tbench_srv with --cpus instead", fl->name);
@@ -341,7 +338,8 @@ const struct backend backend_tcp = {
 	.name = "tcp",
 	.summary = "TCP to tbench_srv at SERVER:" WIRE_PORT_STRING
 		   ", or to its own server on 127.0.0.1 (default)",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
+		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_OFFLOADS | BACKEND_WIRE | BACKEND_SWEPT,
 	.check = tcp_check,
 	.start = tcp_start,
 	.open = tcp_open,

@@ -80,11 +80,30 @@ struct zc_conn {
 
 static const struct tcp_flavour zc_flavour = { .name = "tcp-zc", .local_server_first = true };
 
-/* The threshold from the command line or the environment: -1 when bad. */
-static int threshold(const struct backend_config *cfg, uint32_t *out, struct errbuf *err)
+/* --zerocopy-threshold, kept as given: the environment's value stands in
+ * for it, and both are checked (naming which) when the run starts. */
+static struct zc_settings {
+	const char *threshold;
+} settings;
+
+static int parse_threshold(void *to, const char *text, struct errbuf *err)
 {
-	const char *text = cfg->zerocopy_threshold ? cfg->zerocopy_threshold : getenv(ZC_THRESHOLD_ENV);
-	const char *what = cfg->zerocopy_threshold ? "--zerocopy-threshold" : ZC_THRESHOLD_ENV;
+	(void)err;
+	((struct zc_settings *)to)->threshold = text;
+	return 0;
+}
+
+static const struct backend_option zc_options[] = {
+	{ "zerocopy-threshold", "BYTES", "send requests of at least BYTES with MSG_ZEROCOPY "
+	  "(default: none)", parse_threshold, false },
+	{ NULL, NULL, NULL, NULL, false }
+};
+
+/* The threshold from the command line or the environment: -1 when bad. */
+static int threshold(uint32_t *out, struct errbuf *err)
+{
+	const char *text = settings.threshold ? settings.threshold : getenv(ZC_THRESHOLD_ENV);
+	const char *what = settings.threshold ? "--zerocopy-threshold" : ZC_THRESHOLD_ENV;
 	long v;
 
 	*out = ZC_DEFAULT_THRESHOLD;
@@ -103,7 +122,7 @@ static int zc_check(const struct backend_config *cfg, struct errbuf *err)
 	int one = 1;
 	uint32_t t;
 
-	if (tcp_check_as(&zc_flavour, cfg, err) < 0 || threshold(cfg, &t, err) < 0)
+	if (tcp_check_as(&zc_flavour, cfg, err) < 0 || threshold(&t, err) < 0)
 		return -1;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -121,9 +140,9 @@ static int zc_start(const struct backend_config *cfg, void **run, struct errbuf 
 {
 	uint32_t t;
 
-	if (threshold(cfg, &t, err) < 0)
+	if (threshold(&t, err) < 0)
 		return -1;
-	if (!cfg->zerocopy_threshold && !getenv(ZC_THRESHOLD_ENV))
+	if (!settings.threshold && !getenv(ZC_THRESHOLD_ENV))
 		fprintf(stderr, "tbench: tcp-zc: no request is sent zero-copy by default (it paid off "
 			"at no size on loopback, where the kernel copies anyway): set "
 			ZC_THRESHOLD_ENV "=BYTES, e.g. 10000 for a path through a NIC\n");
@@ -139,7 +158,7 @@ static int zc_open(void *run, const struct backend_config *cfg, unsigned client,
 	(void)client;   /* the driver puts "client N:" before our errors */
 	if (!z)
 		return err_set(err, "tcp-zc: out of memory");
-	if (threshold(cfg, &z->threshold, err) < 0 || tcp_open_stream(run, cfg, &z->s, err) < 0) {
+	if (threshold(&z->threshold, err) < 0 || tcp_open_stream(run, cfg, &z->s, err) < 0) {
 		free(z);
 		return -1;
 	}
@@ -315,7 +334,8 @@ static void zc_counters(void *conn, uint64_t sum[BACKEND_COUNTERS])
 const struct backend backend_tcp_zc = {
 	.name = "tcp-zc",
 	.summary = "tcp with MSG_ZEROCOPY sends of large requests: tcp minus the send copy",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
+		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER,
 	.check = zc_check,
 	.start = zc_start,
 	.open = zc_open,
@@ -325,4 +345,6 @@ const struct backend backend_tcp_zc = {
 	.counters = zc_counters,
 	.counter_names = zc_counter_names,
 	.socket_info = tcp_socket_info,   /* the stream is the start of our conn */
+	.options = zc_options,
+	.settings = &settings,
 };

@@ -36,15 +36,32 @@ struct unix_run {
 	char peer[160];              /* "unix server PATH", for errors */
 };
 
+/* --unix PATH: a running tbench_srv's socket instead of a server of its own. */
+static struct unix_settings {
+	const char *path;
+} settings;
+
+static int parse_path(void *to, const char *text, struct errbuf *err)
+{
+	(void)err;   /* checked with the rest in unix_check */
+	((struct unix_settings *)to)->path = text;
+	return 0;
+}
+
+static const struct backend_option unix_options[] = {
+	{ "unix", "PATH", "socket of a running tbench_srv --unix", parse_path, true },
+	{ NULL, NULL, NULL, NULL, false }
+};
+
 static int unix_check(const struct backend_config *cfg, struct errbuf *err)
 {
 	struct sockopts opts;
 	const size_t max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
 
-	if (cfg->unix_path && (!*cfg->unix_path || strlen(cfg->unix_path) > max))
+	if (settings.path && (!*settings.path || strlen(settings.path) > max))
 		return err_set(err, "unix: --unix %s: a socket path must be 1 to %zu bytes long",
-			       cfg->unix_path, max);
-	if (cfg->unix_path && cfg->server_cpus)
+			       settings.path, max);
+	if (settings.path && cfg->server_cpus)
 		return err_set(err, "unix: --server-cpus pins the server tbench starts itself: with "
 			       "--unix, start that tbench_srv with --cpus instead");
 	if (sockopts_parse_unix(cfg->tcp_options, &opts, err) < 0) {
@@ -107,8 +124,8 @@ static int unix_start(const struct backend_config *cfg, void **run, struct errbu
 		return err_set(err, "unix: out of memory");
 	r->sun.sun_family = AF_UNIX;
 	int rc = sockopts_parse_unix(cfg->tcp_options, &r->opts, err);
-	if (rc == 0 && cfg->unix_path)
-		snprintf(r->sun.sun_path, sizeof(r->sun.sun_path), "%s", cfg->unix_path);
+	if (rc == 0 && settings.path)
+		snprintf(r->sun.sun_path, sizeof(r->sun.sun_path), "%s", settings.path);
 	else if (rc == 0)
 		rc = start_own_server(r, cfg, err);
 	if (rc < 0) {
@@ -167,7 +184,7 @@ static void unix_socket_info(void *conn, struct socket_readback *out)
 const struct backend backend_unix = {
 	.name = "unix",
 	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
-	.flags = BACKEND_RECONNECTS,
+	.flags = BACKEND_RECONNECTS | BACKEND_OWN_SERVER | BACKEND_SWEPT,
 	.check = unix_check,
 	.start = unix_start,
 	.open = unix_open,
@@ -175,4 +192,6 @@ const struct backend backend_unix = {
 	.close = wire_stream_close,
 	.stop = unix_stop,
 	.socket_info = unix_socket_info,
+	.options = unix_options,
+	.settings = &settings,
 };

@@ -38,10 +38,18 @@
 
 #include "backend.h"
 #include "companion.h"
+#include "schema.h"
 #include "sockopt.h"
+#include "tcp.h"   /* connects to SERVER for us */
 #include "wire.h"
 
-extern const struct backend backend_tcp;   /* connects to SERVER for us */
+/* --uring LIST: what the rings and sockets use. */
+struct uring_settings {
+	bool sqpoll, files, buffers;
+	uint32_t zc_min;      /* IORING_OP_SEND_ZC for sends of at least this; 0: never */
+};
+static struct uring_settings settings;
+
 enum {
 	RING_ENTRIES = 8,
 	SQPOLL_IDLE_MS = 1000,
@@ -557,72 +565,6 @@ static void serve(void *arg)
 
 /* ---- connections ------------------------------------------------------- */
 
-/* A TCP connection over 127.0.0.1 between the client and its own server:
- * a listener on an ephemeral port for the time of one accept. */
-/* The loopback address of --family's family (IPv4 without it), port 0. */
-static socklen_t loopback_addr(int family, struct sockaddr_storage *ss, const char **name)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET6) {
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-		*a6 = (struct sockaddr_in6){ .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-		*name = "::1";
-		return sizeof(*a6);
-	}
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-	*a4 = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	*name = "127.0.0.1";
-	return sizeof(*a4);
-}
-
-static unsigned addr_port(const struct sockaddr_storage *ss)
-{
-	return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
-					      : ((const struct sockaddr_in *)ss)->sin_port);
-}
-
-static int loopback_pair(int family, const struct sockopts *o, int *cfd, int *sfd,
-			 struct errbuf *err)
-{
-	struct sockaddr_storage a;
-	const char *host;
-	socklen_t len = loopback_addr(family, &a, &host);
-	struct errbuf why;
-	int lfd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	*cfd = *sfd = -1;
-	if (lfd < 0)
-		return err_errno(err, "uring: creating a socket for its own server");
-	/* Buffer sizes before listen() and connect(): they set the window scale. */
-	if (sockopts_apply(lfd, o, &why) < 0 || bind(lfd, (struct sockaddr *)&a, len) < 0 ||
-	    listen(lfd, 1) < 0 || getsockname(lfd, (struct sockaddr *)&a, &len) < 0) {
-		err_errno(err, "uring: listening on %s for its own server", host);
-		goto fail;
-	}
-	*cfd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (*cfd < 0 || sockopts_apply(*cfd, o, &why) < 0 ||
-	    connect(*cfd, (struct sockaddr *)&a, len) < 0) {
-		err_errno(err, "uring: connecting to its own server on %s port %u", host,
-			  addr_port(&a));
-		goto fail;
-	}
-	*sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (*sfd < 0 || sockopts_apply(*sfd, o, &why) < 0) {
-		err_errno(err, "uring: accepting its own client on %s port %u", host, addr_port(&a));
-		goto fail;
-	}
-	close(lfd);
-	return 0;
-fail:
-	close(lfd);
-	if (*cfd >= 0)
-		close(*cfd);
-	if (*sfd >= 0)
-		close(*sfd);
-	*cfd = *sfd = -1;
-	return -1;
-}
-
 /* SERVER: connected as the tcp backend connects (its run resolved SERVER
  * and holds -T); its connection is a struct wire_stream (wire.h). */
 static int connect_server(struct uring_run *r, const struct backend_config *cfg,
@@ -635,7 +577,7 @@ static int connect_server(struct uring_run *r, const struct backend_config *cfg,
 	 * was closed was seen to fail with EINTR now and then, no signal
 	 * handled (the ring's tear-down notifying the task, we think); tcp's
 	 * connect() has SO_SNDTIMEO set, so it is not restarted: tried again. */
-	while ((rc = backend_tcp.open(r->tcp_run, cfg, client, &tcp_conn, err)) < 0 &&
+	while ((rc = tcp_open(r->tcp_run, cfg, client, &tcp_conn, err)) < 0 &&
 	       errno == EINTR && ++tries < CONNECT_TRIES)
 		;
 	if (rc < 0)
@@ -653,7 +595,7 @@ static int own_server(struct uring_run *r, const struct backend_config *cfg, uns
 	int fd;
 
 	snprintf(c->peer, sizeof(c->peer), "uring server %u", client);
-	if (loopback_pair(cfg->family, &r->sockopts, &fd, &c->server_fd, err) < 0)
+	if (loopback_pair("uring", cfg->family, &r->sockopts, &fd, &c->server_fd, err) < 0)
 		return -1;
 	c->server = (struct companion){
 		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
@@ -694,7 +636,7 @@ static int uring_open(void *run, const struct backend_config *cfg, unsigned clie
 		return err_set(err, "uring: out of memory");
 	c->server_fd = -1;
 	c->discard_replies = !cfg->copy_replies;
-	c->opts = cfg->uring;      /* what its own server reads */
+	c->opts = settings;        /* what its own server reads */
 	int fd = r->tcp_run ? connect_server(r, cfg, client, c, err)
 			    : own_server(r, cfg, client, c, err);
 	if (fd < 0) {
@@ -702,7 +644,7 @@ static int uring_open(void *run, const struct backend_config *cfg, unsigned clie
 		return -1;
 	}
 	/* The client's ring after the fork: a forked server holds none of it. */
-	if (io_init(&c->io, fd, &cfg->uring, err) < 0) {
+	if (io_init(&c->io, fd, &settings, err) < 0) {
 		disconnect(c);
 		return -1;
 	}
@@ -740,15 +682,13 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 
 	if (cfg->server) {
 		struct errbuf why;
-		if (backend_tcp.check(cfg, &why) < 0)
+		if (tcp_check_as(&tcp_plain, cfg, &why) < 0)
 			return err_set(err, "uring: %s", why.msg);
 	} else {
 		if (cfg->port)
 			return err_set(err, "uring: --port %s without SERVER: each client's own "
 				       "server listens on a port of its own (give SERVER, e.g. "
 				       "127.0.0.1, to use a tbench_srv there)", cfg->port);
-		if (cfg->unix_path)
-			return err_set(err, "uring: --unix is for the unix backend: drop it");
 		if (cfg->no_own_server)
 			return err_set(err, "uring: --no-own-server: without SERVER each client brings "
 				       "its own server: give SERVER, or drop --no-own-server");
@@ -757,7 +697,7 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 			return err_set(err, "uring: -T %s: %s", spec, why.msg);
 		}
 	}
-	return check_kernel(&cfg->uring, err);
+	return check_kernel(&settings, err);
 }
 
 static void uring_stop(void *run)
@@ -765,7 +705,7 @@ static void uring_stop(void *run)
 	struct uring_run *r = run;
 
 	if (r->tcp_run)
-		backend_tcp.stop(r->tcp_run);
+		tcp_stop(r->tcp_run);
 	free(r);
 }
 
@@ -785,7 +725,7 @@ static int uring_start(const struct backend_config *cfg, void **run, struct errb
 	if (!r)
 		return err_set(err, "uring: out of memory");
 	if (cfg->server)
-		rc = backend_tcp.start(cfg, &r->tcp_run, err);
+		rc = tcp_start_as(&tcp_plain, cfg, &r->tcp_run, err);
 	else
 		rc = sockopts_parse_tcp(spec, &r->sockopts, err);
 	/* A value the kernel refuses (TCP_CONGESTION=NAME) fails the run here, once. */
@@ -802,11 +742,54 @@ static int uring_start(const struct backend_config *cfg, void **run, struct errb
 	return 0;
 }
 
+/* --uring LIST, commas between. */
+static int parse_settings(void *to, const char *text, struct errbuf *err)
+{
+	struct uring_settings *u = to;
+	char list[256], *save = NULL;
+	long zc;
+
+	*u = (struct uring_settings){ 0 };
+	if (strlen(text) >= sizeof(list))
+		return err_set(err, "--uring: the list is too long (sqpoll, files, buffers, zc=BYTES)");
+	strcpy(list, text);
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strcmp(t, "sqpoll") == 0)
+			u->sqpoll = true;
+		else if (strcmp(t, "files") == 0)
+			u->files = true;
+		else if (strcmp(t, "buffers") == 0)
+			u->buffers = true;
+		else if (strncmp(t, "zc=", 3) == 0 && parse_long_range(t + 3, 1, WIRE_LIMIT, &zc) == 0)
+			u->zc_min = (uint32_t)zc;
+		else
+			return err_set(err, "--uring: '%.20s' is not a setting (known: sqpoll, files, "
+				       "buffers, zc=BYTES from 1 to %d; commas between)", t, WIRE_LIMIT);
+	}
+	return 0;
+}
+
+static const struct backend_option uring_options[] = {
+	{ "uring", "LIST", "sqpoll, files (registered), buffers (registered), zc=BYTES "
+	  "(IORING_OP_SEND_ZC from BYTES), commas between", parse_settings, false },
+	{ NULL, NULL, NULL, NULL, false }
+};
+
+static void uring_describe_json(FILE *f, const void *to)
+{
+	const struct uring_settings *u = to;
+
+	fprintf(f, "    " SKEY(SK_URING) "{ " SKEY(SK_SQPOLL) "%s, " SKEY(SK_FILES) "%s, "
+		SKEY(SK_BUFFERS) "%s, " SKEY(SK_ZC_MIN) "%u },\n", u->sqpoll ? "true" : "false", u->files ? "true" : "false",
+		u->buffers ? "true" : "false", u->zc_min);
+}
+
 const struct backend backend_uring = {
 	.name = "uring",
 	.summary = "TCP through io_uring (send and receive linked) to tbench_srv at SERVER, "
 		   "or to io_uring servers of its own",
-	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY,
+	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
+		 BACKEND_SOCKOPTS,
 	.check = uring_check,
 	.start = uring_start,
 	.open = uring_open,
@@ -814,4 +797,7 @@ const struct backend backend_uring = {
 	.close = uring_close,
 	.stop = uring_stop,
 	.socket_info = uring_socket_info,
+	.options = uring_options,
+	.settings = &settings,
+	.describe_json = uring_describe_json,
 };

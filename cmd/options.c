@@ -82,7 +82,6 @@ struct raw {
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
 	char *server_opt;
-	char *spin, *uring;          /* --spin, --uring: checked in parse_transport_settings */
 };
 
 /* --offload and --tso/--gso/--gro: on or off, and only with --netns:
@@ -117,50 +116,70 @@ static const char *parse_offloads(struct raw *w, struct netns_options *n)
 	return NULL;
 }
 
-/* --uring LIST: the settings of the uring backend, commas between. */
-static const char *parse_uring_list(const char *text, struct uring_settings *u)
+/* The backends' own options, one popt entry each, so that --help lists
+ * them; their values are handed to the backends once popt is done. */
+static int backend_options_table(struct backend_args *ba)
 {
-	static char msg[160];
-	char list[256], *save = NULL;
-	long zc;
+	size_t n = 0, k = 0;
 
-	*u = (struct uring_settings){ 0 };
-	if (strlen(text) >= sizeof(list))
-		return "--uring: the list is too long (sqpoll, files, buffers, zc=BYTES)";
-	strcpy(list, text);
-	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (strcmp(t, "sqpoll") == 0) {
-			u->sqpoll = true;
-		} else if (strcmp(t, "files") == 0) {
-			u->files = true;
-		} else if (strcmp(t, "buffers") == 0) {
-			u->buffers = true;
-		} else if (strncmp(t, "zc=", 3) == 0 && parse_long_range(t + 3, 1, WIRE_LIMIT, &zc) == 0) {
-			u->zc_min = (uint32_t)zc;
-		} else {
-			snprintf(msg, sizeof(msg), "--uring: '%.20s' is not a setting (known: sqpoll, "
-				 "files, buffers, zc=BYTES from 1 to %d; commas between)", t, WIRE_LIMIT);
-			return msg;
+	for (size_t i = 0; backends[i]; i++)
+		for (const struct backend_option *bo = backends[i]->options; bo && bo->flag; bo++)
+			n++;
+	ba->n = n;
+	ba->popt = calloc(n + 1, sizeof(*ba->popt));
+	ba->value = calloc(n + 1, sizeof(*ba->value));
+	ba->help = calloc(n + 1, sizeof(*ba->help));
+	ba->owner = calloc(n + 1, sizeof(*ba->owner));
+	ba->option = calloc(n + 1, sizeof(*ba->option));
+	if (!ba->popt || !ba->value || !ba->help || !ba->owner || !ba->option)
+		return -1;
+	for (size_t i = 0; backends[i]; i++) {
+		for (const struct backend_option *bo = backends[i]->options; bo && bo->flag; bo++, k++) {
+			if (asprintf(&ba->help[k], "%s: %s", backends[i]->name, bo->help) < 0) {
+				ba->help[k] = NULL;
+				return -1;
+			}
+			ba->owner[k] = backends[i];
+			ba->option[k] = bo;
+			ba->popt[k] = (struct poptOption){ bo->flag, 0, POPT_ARG_STRING, &ba->value[k], 0,
+							   ba->help[k], bo->arg };
 		}
 	}
+	return 0;   /* calloc ended the table with POPT_TABLEEND's zeros */
+}
+
+/* Each backend option given, to its backend; a bad value names its flag. */
+static const char *parse_backend_options(const struct backend_args *ba)
+{
+	static struct errbuf err;
+
+	for (size_t k = 0; k < ba->n; k++)
+		if (ba->value[k] && ba->option[k]->parse(ba->owner[k]->settings, ba->value[k], &err) < 0)
+			return err.msg;
 	return NULL;
 }
 
-/* --spin USEC for shm, --uring LIST for uring: values a backend reads,
- * checked here so that a bad one names its flag. */
-static const char *parse_transport_settings(const struct raw *w, struct backend_config *b)
-{
-	enum { SPIN_MAX_US = 1000000 };
-	static char msg[96];
-	long us = 0;
+/* Help lines that say which backends an option is for, from the backends'
+ * flags, so that adding a backend changes no line here. */
+struct help_texts {
+	char backend[128], copy_replies[192], family[224], no_own_server[192];
+};
 
-	if (w->spin && parse_long_range(w->spin, 0, SPIN_MAX_US, &us) < 0) {
-		snprintf(msg, sizeof(msg), "--spin takes whole microseconds from 0 to %d, not '%.20s'",
-			 SPIN_MAX_US, w->spin);
-		return msg;
-	}
-	b->spin_us = (unsigned)us;
-	return w->uring ? parse_uring_list(w->uring, &b->uring) : NULL;
+static void help_texts(struct help_texts *h)
+{
+	char names[128];
+
+	snprintf(h->backend, sizeof(h->backend), "transport to measure ('-b help' lists them, "
+		 "'-b list' for scripts; default %s)", backends[0]->name);
+	snprintf(h->copy_replies, sizeof(h->copy_replies), "%s: copy reply bodies to user space "
+		 "(default: the kernel drops them, as dbench)",
+		 backend_names_with(BACKEND_TCP | BACKEND_TAKES_SERVER, names, sizeof(names)));
+	snprintf(h->family, sizeof(h->family), "%s: IPv4 or IPv6 (own servers on 127.0.0.1 or ::1; "
+		 "SERVER's addresses of that family)",
+		 backend_names_with(BACKEND_FAMILY, names, sizeof(names)));
+	snprintf(h->no_own_server, sizeof(h->no_own_server), "%s: no SERVER and none listening on "
+		 "localhost is an error, as dbench (default: tbench starts its own)",
+		 backend_names_with(BACKEND_TAKES_SERVER | BACKEND_OWN_SERVER, names, sizeof(names)));
 }
 
 /* NCLIENTS and SERVER, the ranges, and the run's settings from them. */
@@ -169,11 +188,16 @@ static int finish(poptContext pc, struct options *o, struct raw *w);
 int options_parse(int argc, const char **argv, struct options *o)
 {
 	struct raw raw = { .timelimit = -1, .per_process = 1 }, *w = &raw;
+	struct help_texts h;
 
 	o->run.timeout = DEFAULT_TIMEOUT;
+	if (backend_options_table(&o->backend_args) < 0) {
+		fprintf(stderr, "tbench: out of memory reading the command line\n");
+		return -1;
+	}
+	help_texts(&h);
 	struct poptOption ours[] = {
-		{ "backend", 'b', POPT_ARG_STRING, &o->backend_name, 0,
-		  "transport to measure ('-b help' lists them; default tcp)", "NAME" },
+		{ "backend", 'b', POPT_ARG_STRING, &o->backend_name, 0, h.backend, "NAME" },
 		{ "threads", 0, POPT_ARG_NONE, &w->threads, 0,
 		  "run clients (and the servers a backend brings) as threads of one process", NULL },
 		{ "processes", 0, POPT_ARG_NONE, &w->processes, 0,
@@ -191,15 +215,7 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "refuse loadfile lines dbench would skip or guess at", NULL },
 		{ "reconnect", 0, POPT_ARG_LONG, &w->reconnect, 0,
 		  "a new connection every N operations, timed as Connect (1: as netperf's TCP_CRR)", "N" },
-		{ "zerocopy-threshold", 0, POPT_ARG_STRING, &o->run.bcfg.zerocopy_threshold, 0,
-		  "tcp-zc: send requests of at least BYTES with MSG_ZEROCOPY (default: none)", "BYTES" },
-		{ "spin", 0, POPT_ARG_STRING, &w->spin, 0,
-		  "shm: spin this long for the peer before sleeping on the futex (default 0)", "USEC" },
-		{ "uring", 0, POPT_ARG_STRING, &w->uring, 0,
-		  "uring: sqpoll, files (registered), buffers (registered), zc=BYTES "
-		  "(IORING_OP_SEND_ZC from BYTES), commas between", "LIST" },
-		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0,
-		  "tcp: copy reply bodies to user space (default: the kernel drops them, as dbench)", NULL },
+		{ "copy-replies", 0, POPT_ARG_NONE, &w->copy_replies, 0, h.copy_replies, NULL },
 		{ "netns", 0, POPT_ARG_NONE, &w->netns, 0,
 		  "run in a network namespace of its own (and a user namespace when not root)", NULL },
 		{ "offload", 0, POPT_ARG_STRING, &w->offload[0], 0,
@@ -214,9 +230,7 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "(e.g. 0, 0,1, 0-3)", "LIST" },
 		{ "server-cpus", 0, POPT_ARG_STRING, &o->knob_args.server_cpus, 0,
 		  "pin the server tbench brings for client i to the i-th CPU of LIST", "LIST" },
-		{ "family", 0, POPT_ARG_STRING, &o->knob_args.family, 0,
-		  "tcp, tcp-zc, mptcp, uring: IPv4 or IPv6 (own servers on 127.0.0.1 or ::1; SERVER's "
-		  "addresses of that family)", "ipv4|ipv6" },
+		{ "family", 0, POPT_ARG_STRING, &o->knob_args.family, 0, h.family, "ipv4|ipv6" },
 		{ "start-at", 0, POPT_ARG_STRING, &o->knob_args.start_at, 0,
 		  "set up, then start the warm-up at this instant (seconds since the epoch, "
 		  "fractions allowed); more than 1 s late fails the run", "EPOCH" },
@@ -232,11 +246,7 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "server", 0, POPT_ARG_STRING, &w->server_opt, 0, "the SERVER argument, as an option", "HOST" },
 		{ "port", 0, POPT_ARG_STRING, &o->run.bcfg.port, 0,
 		  "TCP port of the server (default " WIRE_PORT_STRING ")", "PORT" },
-		{ "no-own-server", 0, POPT_ARG_NONE, &w->no_own_server, 0,
-		  "tcp, tcp-zc: no SERVER and none listening on localhost is an error, as dbench "
-		  "(default: tbench starts its own)", NULL },
-		{ "unix", 0, POPT_ARG_STRING, &o->run.bcfg.unix_path, 0,
-		  "unix backend: socket of a running tbench_srv --unix", "PATH" },
+		{ "no-own-server", 0, POPT_ARG_NONE, &w->no_own_server, 0, h.no_own_server, NULL },
 		{ "version", 'V', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version", NULL },
 		POPT_TABLEEND
 	};
@@ -269,6 +279,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 	};
 	struct poptOption table[] = {
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, ours, 0, "tbench's options:", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, o->backend_args.popt, 0, "the backends' own options:",
+		  NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, dbench, 0, "dbench 4.0's options:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -298,8 +310,6 @@ int options_parse(int argc, const char **argv, struct options *o)
 	}
 	rc = finish(pc, o, w);
 	free(w->server_opt);
-	free(w->spin);
-	free(w->uring);
 	for (int i = 0; i < 4; i++)
 		free(w->offload[i]);
 	if (rc == 0)
@@ -364,8 +374,10 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	struct run_config *r = &o->run;
 	char what[160];
 
-	if (o->backend_name && strcmp(o->backend_name, "help") == 0) {
-		o->list_backends = true;
+	if (o->backend_name && (strcmp(o->backend_name, "help") == 0 ||
+				strcmp(o->backend_name, "list") == 0)) {
+		o->list_backends = o->backend_name[0] == 'h';
+		o->list_capabilities = !o->list_backends;
 		poptFreeContext(pc);
 		return 1;
 	}
@@ -393,7 +405,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 		return usage_error(pc, "NCLIENTS x --clients-per-process is over 65536 clients");
 	if ((bad = parse_offloads(w, &o->netns)))
 		return usage_error(pc, bad);
-	if ((bad = parse_transport_settings(w, &r->bcfg)))
+	if ((bad = parse_backend_options(&o->backend_args)))
 		return usage_error(pc, bad);
 	if (server && w->server_opt)
 		return usage_error(pc, "SERVER given twice: as an argument and as --server");
@@ -439,9 +451,16 @@ void options_free(struct options *o)
 	free((char *)o->json_path);
 	free((char *)o->run.bcfg.server);
 	free((char *)o->run.bcfg.port);
-	free((char *)o->run.bcfg.unix_path);
 	free((char *)o->run.bcfg.tcp_options);
-	free((char *)o->run.bcfg.zerocopy_threshold);
+	for (size_t k = 0; k < o->backend_args.n; k++) {
+		free(o->backend_args.value[k]);
+		free(o->backend_args.help[k]);
+	}
+	free(o->backend_args.popt);
+	free(o->backend_args.value);
+	free(o->backend_args.help);
+	free(o->backend_args.owner);
+	free(o->backend_args.option);
 	free(o->knob_args.cpus);
 	free(o->knob_args.server_cpus);
 	free(o->knob_args.family);

@@ -4,10 +4,22 @@
 
 #include <stdio.h>
 
+#include "backend.h"
 #include "cpulist.h"
 #include "netns.h"
 #include "report.h"
 #include "run.h"
+
+/* The backends' own options (struct backend_option) as popt sees them:
+ * entry k is option[k] of backend owner[k], its value value[k] (or NULL). */
+struct poptOption;
+struct backend_args {
+	size_t n;
+	struct poptOption *popt;
+	char **value, **help;
+	const struct backend **owner;
+	const struct backend_option **option;
+};
 
 struct options {
 	struct run_config run;       /* lf and backend are filled in by main */
@@ -19,14 +31,16 @@ struct options {
 	const char *json_path;
 	bool strict;                 /* --strict: the loadfile as dbench's without leniency */
 	bool cost;                   /* --cost: print what an operation cost */
-	bool list_backends;
+	bool list_backends;          /* -b help: the backends for a reader */
+	bool list_capabilities;      /* -b list: the backends for a script */
+	struct backend_args backend_args;
 	struct cpu_list cpus, server_cpus;   /* --cpus, --server-cpus, parsed */
 	struct knob_args {           /* as given; popt's copies */
 		char *cpus, *server_cpus, *family, *mtu, *start_at;
 	} knob_args;
 };
 
-/* 0: run; 1: done already (--help, --version, -b help), exit 0; -1: bad usage, exit 2. */
+/* 0: run; 1: done already (--help, --version, -b help, -b list), exit 0; -1: bad usage, exit 2. */
 int options_parse(int argc, const char **argv, struct options *o);
 /* The loadfile used without -c: dbench's client.txt where the system has
  * it (*dbench set), else our own, installed or in the source tree. */

@@ -99,12 +99,28 @@ static int refuse_backend(const char *name, const char *flag, const char *why, u
 	return -1;
 }
 
+/* Another backend's option that would be misleading to ignore (--unix
+ * with tcp would still measure tcp): bad usage, naming its backend. */
+static int refuse_others_options(const struct options *o)
+{
+	const struct backend_args *ba = &o->backend_args;
+
+	for (size_t k = 0; k < ba->n; k++)
+		if (ba->value[k] && ba->owner[k] != o->run.backend && ba->option[k]->others_refuse) {
+			fprintf(stderr, "tbench: --%s is for the %s backend: add -b %s, or drop it\n",
+				ba->option[k]->flag, ba->owner[k]->name, ba->owner[k]->name);
+			return -1;
+		}
+	return 0;
+}
+
 /* Everything the options name must exist before any client starts. */
 static int prepare(struct options *o, struct loadfile *lf)
 {
 	const char *name = o->backend_name ? o->backend_name : backends[0]->name;
 
 	o->run.backend = backend_find(name);
+	o->run.all_backends = backends;
 	if (!o->run.backend) {
 		fprintf(stderr, "tbench: -b %s: no such backend\n", name);
 		options_list_backends(stderr);
@@ -126,6 +142,8 @@ static int prepare(struct options *o, struct loadfile *lf)
 	if (o->run.reconnect && !(o->run.backend->flags & BACKEND_RECONNECTS))
 		return refuse_backend(name, "--reconnect", "cannot open a new connection on its own",
 				      BACKEND_RECONNECTS);
+	if (refuse_others_options(o) < 0)
+		return -1;
 	struct errbuf why;
 	if (o->run.backend->check && o->run.backend->check(&o->run.bcfg, &why) < 0) {
 		fprintf(stderr, "tbench: %s\n", why.msg);
@@ -190,6 +208,8 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		if (o.list_backends)
 			options_list_backends(stdout);
+		if (o.list_capabilities)
+			backend_print_list(stdout);
 		options_free(&o);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}

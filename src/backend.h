@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -29,18 +30,24 @@ struct backend_config {
 	int family;               /* --family: AF_INET or AF_INET6; AF_UNSPEC (0): as SERVER resolves */
 	const struct cpu_list *server_cpus;  /* --server-cpus: client i's server on entry i, or NULL */
 	const char *port;         /* --port, or NULL for the backend's default */
-	const char *unix_path;    /* --unix PATH, or NULL */
 	bool no_own_server;       /* --no-own-server: never start a server of tbench's own */
 	const char *tcp_options;  /* -T, or NULL */
 	unsigned nclients;
 	bool processes;           /* clients are processes: so are the servers a backend brings */
 	bool copy_replies;        /* copy reply bodies to user space (tcp discards them by default, as dbench) */
-	const char *zerocopy_threshold;  /* tcp-zc: smallest request sent with MSG_ZEROCOPY, or NULL */
-	unsigned spin_us;         /* shm: --spin, microseconds of spinning before a futex wait */
-	struct uring_settings {   /* uring: --uring */
-		bool sqpoll, files, buffers;
-		uint32_t zc_min;      /* IORING_OP_SEND_ZC for sends of at least this; 0: never */
-	} uring;
+};
+
+/* A command-line option of one backend's own. tbench's --help lists it
+ * (after the backend's name) and options.c hands its value to parse(),
+ * which keeps it in the backend's settings: the backend alone knows what
+ * the value means, and a new setting touches no file but the backend's.
+ * parse() fails with err naming the flag and what it takes (exit 2). */
+struct backend_option {
+	const char *flag;         /* the long option without "--"; unique among all backends */
+	const char *arg;          /* the value's name in --help, e.g. "BYTES" */
+	const char *help;         /* one line for --help */
+	int (*parse)(void *settings, const char *text, struct errbuf *err);
+	bool others_refuse;       /* with another -b it is bad usage (exit 2), not ignored */
 };
 
 /* Counts of a backend's own, e.g. sends that were really zero-copy. */
@@ -51,6 +58,13 @@ enum backend_flags {
 	BACKEND_TCP = 1 << 1,            /* its bytes travel as TCP segments: network counters apply */
 	BACKEND_RECONNECTS = 1 << 2,     /* close() and open() again make a new connection (--reconnect) */
 	BACKEND_FAMILY = 1 << 3,         /* follows --family (IPv4 or IPv6) */
+	/* What the sweep needs to know, printed by `tbench -b list`: */
+	BACKEND_OFFLOADS = 1 << 4,       /* runs once per TSO/GSO/GRO setting of the device it crosses */
+	BACKEND_SOCKOPTS = 1 << 5,       /* its TCP sockets take -T (congestion control, buffers, ...) */
+	BACKEND_OWN_SERVER = 1 << 6,     /* without SERVER it starts a shared server of its own */
+	BACKEND_WIRE = 1 << 7,           /* the sweep sends it over --veth's pair and --dev's device */
+	BACKEND_MULTIPATH = 1 << 8,      /* wants tbench_srv --mptcp and a second path (--veth) */
+	BACKEND_SWEPT = 1 << 9,          /* in tbench-sweep's default set of backends */
 };
 
 struct backend {
@@ -78,6 +92,14 @@ struct backend {
 	const char *const *counter_names;
 	/* Optional: the connection's socket read back (getsockopt), once. */
 	void (*socket_info)(void *conn, struct socket_readback *out);
+	/* Optional: its own options, ending with a NULL flag, and the settings
+	 * they fill in (the backend's file-scope struct, read by its functions). */
+	const struct backend_option *options;
+	void *settings;
+	/* Optional: its settings as members of --json's "settings" object, each
+	 * a line `    "key": value,\n`. Every backend built describes its own,
+	 * whichever ran, so that every document has the same keys. */
+	void (*describe_json)(FILE *f, const void *settings);
 };
 
 #endif

@@ -38,4 +38,13 @@ static inline bool companion_is_process(const struct companion *cp) { return cp-
  * side, which is the server's end-of-stream. */
 void companion_wait(struct companion *cp);
 
+struct sockopts;
+/* A connected TCP pair on the loopback of `family` (AF_INET6: ::1, else
+ * 127.0.0.1) for a client and its companion server: a listener on an
+ * ephemeral port for one accept, which must be our own connect. `o` (or
+ * NULL) is applied to all three sockets before listen() and connect(),
+ * where buffer sizes set the window scale. `who` starts the messages. */
+int loopback_pair(const char *who, int family, const struct sockopts *o, int *cfd, int *sfd,
+		  struct errbuf *err);
+
 #endif

@@ -44,13 +44,16 @@ static void json_clock(FILE *f)
 			"null },\n");
 }
 
-/* --spin (shm) and --uring (uring): recorded whichever backend ran. */
-static void json_transport_settings(FILE *f, const struct backend_config *b)
+/* The backends' own settings, each described by its backend: recorded
+ * for every backend built, whichever ran, so the keys do not depend on -b. */
+static void json_backend_settings(FILE *f, const struct run_config *cfg)
 {
-	fprintf(f, "    " SKEY(SK_SPIN_US) "%u,\n    " SKEY(SK_URING) "{ " SKEY(SK_SQPOLL) "%s, "
-		SKEY(SK_FILES) "%s, " SKEY(SK_BUFFERS) "%s, " SKEY(SK_ZC_MIN) "%u },\n", b->spin_us,
-		b->uring.sqpoll ? "true" : "false", b->uring.files ? "true" : "false",
-		b->uring.buffers ? "true" : "false", b->uring.zc_min);
+	const struct backend *const alone[] = { cfg->backend, NULL };
+	const struct backend *const *all = cfg->all_backends ? cfg->all_backends : alone;
+
+	for (size_t i = 0; all[i]; i++)
+		if (all[i]->describe_json)
+			all[i]->describe_json(f, all[i]->settings);
 }
 
 static const char *family_name(int family)
@@ -104,7 +107,7 @@ static void json_settings(FILE *f, const struct run_config *cfg, const struct ru
 	fprintf(f, "    " SKEY(SK_TIMELIMIT_S) "%g,\n    " SKEY(SK_WARMUP_S) "%g,\n    "
 		SKEY(SK_TARGET_RATE_MB_S) "%g,\n    " SKEY(SK_TIMEOUT_S) "%g,\n", cfg->timelimit,
 		cfg->warmup, cfg->target_rate, cfg->timeout);
-	json_transport_settings(f, &cfg->bcfg);
+	json_backend_settings(f, cfg);
 	fprintf(f, "    " SKEY(SK_PROCESSES) "%s,\n    " SKEY(SK_RUN_ONCE) "%s,\n    "
 		SKEY(SK_SERVER),
 		cfg->bcfg.processes ? "true" : "false", cfg->run_once ? "true" : "false");

@@ -17,6 +17,9 @@
 struct run_config {
 	const struct loadfile *lf;
 	const struct backend *backend;
+	/* Every backend built, NULL-terminated, or NULL for `backend` alone:
+	 * --json records each one's settings, whichever ran. */
+	const struct backend *const *all_backends;
 	struct backend_config bcfg;  /* also how many clients, and processes or threads */
 	unsigned clients_per_process;  /* with processes: clients (threads) in each */
 	double timelimit;        /* execute seconds; 0: no limit (--run-once) */

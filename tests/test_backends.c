@@ -2,7 +2,9 @@
  * tiny.txt at 1, 4 and 16 clients, as threads and as processes, must count
  * exactly the loadfile's payload. Then timed runs of the socketpair and
  * splice backends, and the failures they must report: a peer out of step
- * ("lost sync") and a server that hangs up mid-run (named in the error). */
+ * ("lost sync") and a server that hangs up mid-run (named in the error).
+ * First, each backend's contract: its own options (flags unique over all
+ * backends, each with help, a value name and a parser into its settings). */
 #include "config.h"
 
 #include <pthread.h>
@@ -185,6 +187,26 @@ static void server_hangs_up(const char *name, bool processes)
 	run_result_free(&res);
 }
 
+/* What options.c and report_json.c rely on, for every backend built. */
+static void contracts(void)
+{
+	for (size_t b = 0; backends[b]; b++) {
+		const struct backend *be = backends[b];
+
+		CHECK(be->name && *be->name && be->summary && *be->summary);
+		CHECK(strcspn(be->name, " ,\t\n") == strlen(be->name));   /* one word in -b list */
+		CHECK(!be->describe_json || be->settings);
+		for (const struct backend_option *o = be->options; o && o->flag; o++) {
+			CHECK(be->settings && o->parse && o->arg && *o->arg && o->help && *o->help);
+			CHECK(strncmp(o->flag, "-", 1) != 0);
+			for (size_t c = 0; backends[c]; c++)
+				for (const struct backend_option *p = backends[c]->options; p && p->flag; p++)
+					CHECK(p == o || strcmp(p->flag, o->flag) != 0);
+		}
+		printf("  %s: options and settings as the contract has them\n", be->name);
+	}
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -198,6 +220,7 @@ int main(void)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
+	contracts();
 	for (size_t b = 0; backends[b]; b++) {
 		if (needs_server(backends[b]))
 			continue;

@@ -88,7 +88,7 @@ static void run_external(const char *listen, const char *unix_path)
 	snprintf(port, sizeof(port), "%u", server_port(s));
 	cfg.bcfg.server = listen;
 	cfg.bcfg.port = port;
-	cfg.bcfg.unix_path = unix_path;
+	CHECK(!unix_path || backend_option_set(backend_find("unix"), "unix", unix_path, &err) == 0);
 	check_run(&cfg, listen ? listen : unix_path);
 	server_free(s);
 }
@@ -269,18 +269,18 @@ int main(void)
 	run_once("tcp", 64, false, NULL);
 	run_external("127.0.0.1", NULL);
 	run_external("::1", NULL);
-	if (mkdtemp(dir)) {
-		char sock[64];
-		snprintf(sock, sizeof(sock), "%s/sock", dir);
-		run_external(NULL, sock);
-		rmdir(dir);
-	}
 	for (int p = 0; p < 2; p++) {
 		descriptors("tcp", p);
 		descriptors("unix", p);
 	}
 	reply_bodies();
 	bad_settings();
+	if (mkdtemp(dir)) {   /* last: the unix backend keeps --unix from now on */
+		char sock[64];
+		snprintf(sock, sizeof(sock), "%s/sock", dir);
+		run_external(NULL, sock);
+		rmdir(dir);
+	}
 	loadfile_free(&lf);
 	return test_done("test_net");
 }

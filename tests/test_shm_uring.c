@@ -3,8 +3,8 @@
  * (named in the error), an shm server process killed mid-run (the client
  * fails within a bound instead of sleeping on the futex for ever), and an
  * shm client process that dies (its server goes too). The settings
- * (--spin, --uring) are set here as the options would; their parsing is
- * tests/uring.sh's. uring's parts are skipped when it was built without
+ * (--spin, --uring) are set through the backends' options, as the command
+ * line sets them; their messages are tests/uring.sh's. uring's parts are skipped when it was built without
  * liburing, and say so. */
 #include "config.h"
 
@@ -23,12 +23,24 @@
 #include "wire.h"
 
 static struct loadfile lf;
-static struct backend_config settings;   /* spin_us and uring, as --spin and --uring set them */
+static const char *spin = "0", *uring = "";   /* as given to --spin and --uring */
+
+/* A backend's own option, as the command line would set it. */
+static void set_option(const char *name, const char *flag, const char *text)
+{
+	struct errbuf err;
+
+	CHECK(backend_option_set(backend_find(name), flag, text, &err) == 0);
+	if (strcmp(flag, "spin") == 0)
+		spin = text;
+	else
+		uring = text;
+}
 
 static struct run_config config(const struct backend *be, unsigned n, bool processes)
 {
 	struct run_config cfg = {
-		.lf = &lf, .backend = be, .warmup_exact = true, .bcfg = settings,
+		.lf = &lf, .backend = be, .warmup_exact = true,
 	};
 	cfg.bcfg.nclients = n;
 	cfg.bcfg.processes = processes;
@@ -49,11 +61,8 @@ static void run_timed(const char *name, unsigned n, bool processes)
 	CHECK(res.bytes > 0);
 	for (unsigned i = 0; res.clients && i < n; i++)
 		CHECK(res.clients[i].ops_all > 0);
-	const struct uring_settings *u = &settings.uring;
-	printf("  %s, %u %s, spin %u us, uring%s%s%s zc=%u: %.1f MB/sec\n", name, n,
-	       processes ? "procs" : "threads", settings.spin_us, u->sqpoll ? " sqpoll" : "",
-	       u->files ? " files" : "", u->buffers ? " buffers" : "", u->zc_min,
-	       1e-6 * (double)res.bytes / res.execute_secs);
+	printf("  %s, %u %s, spin %s us, uring '%s': %.1f MB/sec\n", name, n,
+	       processes ? "procs" : "threads", spin, uring, 1e-6 * (double)res.bytes / res.execute_secs);
 	run_result_free(&res);
 }
 
@@ -210,10 +219,10 @@ int main(void)
 	}
 	run_timed("shm", 4, false);
 	run_timed("shm", 4, true);
-	settings.spin_us = 20;
+	set_option("shm", "spin", "20");
 	run_timed("shm", 2, false);
 	run_timed("shm", 2, true);
-	settings.spin_us = 0;
+	set_option("shm", "spin", "0");
 	server_refuses("shm", false, "gave up: reply of");
 	server_refuses("shm", true, "gave up: reply of");
 	shm_server_killed();
@@ -226,10 +235,10 @@ int main(void)
 	}
 	run_timed("uring", 4, false);
 	run_timed("uring", 4, true);
-	settings.uring = (struct uring_settings){ .files = true, .buffers = true, .zc_min = 4096 };
+	set_option("uring", "uring", "files,buffers,zc=4096");
 	run_timed("uring", 2, false);
 	run_timed("uring", 2, true);
-	settings.uring = (struct uring_settings){ 0 };
+	set_option("uring", "uring", "");
 	server_refuses("uring", false, "closed");
 	server_refuses("uring", true, "closed");
 	loadfile_free(&lf);

@@ -88,6 +88,52 @@ tb_find() { # NAME HOW EXPLICIT [PREFER-DIR]
 		"build it (scripts/quickstart builds in build/) or name it ($how)"
 }
 
+# ---- the backends, as tbench -b list says (man tbench, BACKENDS) -------------------
+
+# "NAME CAP,CAP,..." a line ("NAME -" with none), from tb_read_backends: the
+# one place the scripts learn which backends there are and what each takes,
+# so that no script keeps a list of its own that could drift from tbench.
+TB_BACKENDS=""
+
+tb_read_backends() { # TBENCH
+	TB_BACKENDS="$("$1" -b list 2>/dev/null)" || TB_BACKENDS=""
+	[ -n "$TB_BACKENDS" ] || die "'$1 -b list' lists no backends: use a tbench of this suite"
+}
+
+# The backends that have every CAP (all of them without one), in tbench's
+# order, commas between.
+backends_with() { # [CAP...]
+	awk -v want="$*" 'BEGIN { n = split(want, w, " ") }
+		NF {
+			split("", has); m = split($2, c, ",")
+			for (i = 1; i <= m; i++) has[c[i]] = 1
+			ok = 1
+			for (i = 1; i <= n; i++) if (!(w[i] in has)) ok = 0
+			if (ok) { printf "%s%s", sep, $1; sep = "," }
+		}
+		END { print "" }' <<<"$TB_BACKENDS"
+}
+
+# Status 0 when BACKEND has CAP.
+backend_has() { # BACKEND CAP
+	[[ ",$(backends_with "$2")," == *",$1,"* ]]
+}
+
+# For help texts, before any tbench is chosen: the backends with every CAP
+# of the tbench EXPLICIT (or found) would be, else where to read them.
+tb_help_backends() { # EXPLICIT CAP...
+	local tb explicit="$1"
+	shift
+	if [ -z "$TB_BACKENDS" ] && tb="$(tb_find tbench "" "$explicit" 2>/dev/null)"; then
+		TB_BACKENDS="$("$tb" -b list 2>/dev/null)" || TB_BACKENDS=""
+	fi
+	if [ -n "$TB_BACKENDS" ]; then
+		backends_with "$@"
+	else
+		echo "those with $* in 'tbench -b list'"
+	fi
+}
+
 # The arguments as a JSON array of strings, whatever they hold (jq 1.6's
 # --args takes an argument that starts with - for an option of its own).
 json_strings() {

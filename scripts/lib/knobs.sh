@@ -3,13 +3,14 @@
 # something to, the values it takes, how a run applies it and how it is
 # read back. A knob's name is also its column in runs.csv and summary.csv.
 # The record of a run carries its knobs as "name=value" words; the caller
-# sets KNOB_NET (the backends whose bytes cross a device: "a,b" or "all")
-# and KNOB_COLUMNS (see knob_columns).
+# reads tbench's backends (tb_read_backends, common.sh) and sets KNOB_NET
+# (the backends whose bytes cross a device: "a,b" or "all") and
+# KNOB_COLUMNS (see knob_columns).
 # shellcheck shell=bash
 
 # backends: net   the backends whose bytes cross a network device (--net-backends)
-#           sock  the backends whose TCP sockets take tbench -T (KNOB_SOCK_BACKENDS)
-#           wire  the backend that crosses --veth's pair or --dev's device: tcp
+#           sock  the backends whose TCP sockets take tbench -T: sockopts in -b list
+#           wire  the backends that cross --veth's pair or --dev's device: wire in -b list
 #           all   every backend
 # applied:  offloads      tbench --netns --offload/--tso/--gso/--gro; ethtool -K on a device
 #           opt:OPTION    tbench OPTION VALUE (only when tbench makes the namespace: mtu)
@@ -36,12 +37,11 @@ family       sock     family     opt:--family            -         json:settings
 placement    all      placement  placement               -         json:settings.cpus
 rate         wire     rate       -                       rate      device
 '
-KNOB_SOCK_BACKENDS=tcp,tcp-zc,mptcp,uring
 KNOB_OFFLOADS=" offload tso gso gro "   # one setting together: the offload label
 KNOB_NAMES=()
 declare -A KNOB_BACKENDS=() KNOB_TYPE=() KNOB_APPLY=() KNOB_DEVICE=() KNOB_READBACK=()
 declare -A KNOB_VARY=()     # name -> the values asked for, "a,b"
-KNOB_NET=tcp,splice KNOB_COLUMNS=() KNOB_READ=""
+KNOB_NET="" KNOB_COLUMNS=() KNOB_READ=""
 
 knob_load_table() {
 	local name b v a d r
@@ -124,8 +124,8 @@ knob_applies() { # NAME BACKEND
 	case "${KNOB_BACKENDS[$1]}" in
 	all) return 0 ;;
 	net) set="$KNOB_NET" ;;
-	sock) set="$KNOB_SOCK_BACKENDS" ;;
-	wire) set=tcp ;;
+	sock) set="$(backends_with sockopts)" ;;
+	wire) set="$(backends_with wire)" ;;
 	esac
 	[ "$set" = all ] || [[ ",$set," == *",$2,"* ]]
 }

@@ -302,11 +302,18 @@ net_route() { # MODE NET(0|1) BACKEND DEV SERVER
 		echo "$cli||"
 		return
 	fi
-	case "$1:$3" in
-	veth:tcp) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV" ;;
-	veth:mptcp) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV $NET_NS_CLI:$NET_VETH2_CLI $NET_NS_SRV:$NET_VETH2_SRV" ;;
-	dev:tcp) echo "|$5|:$4" ;;
-	remote:tcp | remote:tcp-zc | remote:mptcp | remote:uring) echo "|$5|$REMOTE_DEVS" ;;
+	# What crosses the wire, from the backend's capabilities (tbench -b
+	# list, read by tb_read_backends in common.sh).
+	local cap=lo
+	if [ "$1" = remote ] && backend_has "$3" server; then cap=remote
+	elif [ "$1" = veth ] && backend_has "$3" multipath; then cap=multipath
+	elif [ "$1" != remote ] && backend_has "$3" wire; then cap=wire
+	fi
+	case "$1:$cap" in
+	veth:wire) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV" ;;
+	veth:multipath) echo "$NET_NS_CLI|$NET_ADDR_SRV|$NET_NS_CLI:$NET_VETH_CLI $NET_NS_SRV:$NET_VETH_SRV $NET_NS_CLI:$NET_VETH2_CLI $NET_NS_SRV:$NET_VETH2_SRV" ;;
+	dev:wire) echo "|$5|:$4" ;;
+	remote:remote) echo "|$5|$REMOTE_DEVS" ;;
 	veth:*) echo "$NET_NS_CLI||$NET_NS_CLI:lo" ;;
 	*) echo "$NET_NS||$NET_NS:lo" ;;
 	esac

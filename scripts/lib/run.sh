@@ -27,7 +27,7 @@ prepare_run() { # KNOBS DEVS SERVER WHY-FILE BACKEND
 	{ [ "$MODE" = veth ] || [ "$MODE" = remote ]; } && [ -n "$3" ] && [ ! -s "$4" ] || return 0
 	[ "$THREADS" -eq 0 ] || srv_args=(--threads)
 	mapfile -t -O "${#srv_args[@]}" srv_args < <(knob_server_args "$1")
-	[ "$5" != mptcp ] || srv_args+=(--mptcp)
+	! backend_has "$5" multipath || srv_args+=(--mptcp)
 	if [ "$MODE" = remote ]; then
 		remote_server_start "${srv_args[@]}" || echo "$REMOTE_ERROR" >>"$4"
 	else
