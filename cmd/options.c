@@ -86,25 +86,20 @@ struct raw {
 
 /* --offload and --tso/--gso/--gro: on or off, and only with --netns:
  * tbench never changes the host's devices. */
-static const char *parse_offloads(struct raw *w, struct netns_options *n)
+static int parse_offloads(struct raw *w, struct netns_options *n, struct errbuf *err)
 {
 	static const char *const names[] = { "--offload", "--tso", "--gso", "--gro" };
 	enum offload_want want[4];
-	static char msg[96];
 
 	for (int i = 0; i < 4; i++) {
 		want[i] = OFFLOAD_KEEP;
 		if (!w->offload[i])
 			continue;
-		if (!w->netns) {
-			snprintf(msg, sizeof(msg), "%s needs --netns: tbench never changes the host's "
-				 "devices", names[i]);
-			return msg;
-		}
-		if (strcmp(w->offload[i], "on") && strcmp(w->offload[i], "off")) {
-			snprintf(msg, sizeof(msg), "%s takes on or off, not '%.20s'", names[i], w->offload[i]);
-			return msg;
-		}
+		if (!w->netns)
+			return err_set(err, "%s needs --netns: tbench never changes the host's devices",
+				       names[i]);
+		if (strcmp(w->offload[i], "on") && strcmp(w->offload[i], "off"))
+			return err_set(err, "%s takes on or off, not '%.20s'", names[i], w->offload[i]);
 		want[i] = strcmp(w->offload[i], "on") == 0 ? OFFLOAD_ON : OFFLOAD_OFF;
 	}
 	*n = (struct netns_options){
@@ -113,7 +108,7 @@ static const char *parse_offloads(struct raw *w, struct netns_options *n)
 		.gso = want[2] != OFFLOAD_KEEP ? want[2] : want[0],
 		.gro = want[3],
 	};
-	return NULL;
+	return 0;
 }
 
 /* The backends' own options, one popt entry each, so that --help lists
@@ -149,14 +144,12 @@ static int backend_options_table(struct backend_args *ba)
 }
 
 /* Each backend option given, to its backend; a bad value names its flag. */
-static const char *parse_backend_options(const struct backend_args *ba)
+static int parse_backend_options(const struct backend_args *ba, struct errbuf *err)
 {
-	static struct errbuf err;
-
 	for (size_t k = 0; k < ba->n; k++)
-		if (ba->value[k] && ba->option[k]->parse(ba->owner[k]->settings, ba->value[k], &err) < 0)
-			return err.msg;
-	return NULL;
+		if (ba->value[k] && ba->option[k]->parse(ba->owner[k]->settings, ba->value[k], err) < 0)
+			return -1;
+	return 0;
 }
 
 /* Help lines that say which backends an option is for, from the backends'
@@ -403,10 +396,9 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 		return usage_error(pc, "--threads and --processes: choose one");
 	if ((unsigned long)r->bcfg.nclients * (unsigned long)w->per_process > MAX_CLIENTS)
 		return usage_error(pc, "NCLIENTS x --clients-per-process is over 65536 clients");
-	if ((bad = parse_offloads(w, &o->netns)))
-		return usage_error(pc, bad);
-	if ((bad = parse_backend_options(&o->backend_args)))
-		return usage_error(pc, bad);
+	struct errbuf err;
+	if (parse_offloads(w, &o->netns, &err) < 0 || parse_backend_options(&o->backend_args, &err) < 0)
+		return usage_error(pc, err.msg);
 	if (server && w->server_opt)
 		return usage_error(pc, "SERVER given twice: as an argument and as --server");
 
