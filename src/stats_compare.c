@@ -5,6 +5,7 @@
 #include "stats_row.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,20 +20,27 @@ static size_t rep_index(const struct rep_values *rv, const char *rep)
 	return i;
 }
 
-/* b - a run by run into d when the runs pair up by rep (the same reps, each
- * once on each side; a's distinct and all in b of the same size is that);
- * else 0. */
+/* b - a rep by rep into d over the reps both points ran: the pairs, or 0
+ * for none. A rep twice on either side pairs nothing. Two points with the
+ * same reps pair (2 of them at least); others when 3 or more reps are
+ * common: --precision stops its points at different reps, and the reps
+ * they both ran were run back to back all the same. */
 static size_t rep_differences(const struct rep_values *a, const struct rep_values *b, double *d)
 {
-	if (a->n < 2 || a->n != b->n)
-		return 0;
-	for (size_t i = 0; i < a->n; i++) {
-		size_t j = rep_index(b, a->rep[i]);
-		if (j == b->n || rep_index(a, a->rep[i]) != i)
+	size_t n = 0;
+
+	for (size_t j = 0; j < b->n; j++)
+		if (rep_index(b, b->rep[j]) != j)
 			return 0;
-		d[i] = b->v[j] - a->v[i];
+	for (size_t i = 0; i < a->n; i++) {
+		if (rep_index(a, a->rep[i]) != i)
+			return 0;
+		size_t j = rep_index(b, a->rep[i]);
+		if (j < b->n)
+			d[n++] = b->v[j] - a->v[i];
 	}
-	return a->n;
+	bool same_reps = n == a->n && n == b->n;
+	return n >= (same_reps ? 2 : 3) ? n : 0;
 }
 
 struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep)

@@ -458,7 +458,7 @@ static void name_layer(struct layer_row *r)
 }
 
 /* The difference of two points' means with its interval: paired by rep
- * where the runs pair up (both levels ran in every repetition), else
+ * where the runs pair up (rep_differences: the reps both levels ran), else
  * Welch's (point_difference); a lone first level has its own Student-t
  * interval. */
 static void layer_stats(struct layer_row *r)
@@ -475,7 +475,9 @@ static void layer_stats(struct layer_row *r)
 	}
 	const struct metric_sum *b = &r->b->m[0];
 	r->d = point_difference(r->b, r->a, 1);
-	r->mean = a->mean - b->mean;    /* paired or not: every run pairs, so the same */
+	/* Paired over the reps both ran, the layer is the mean of their
+	 * differences; else (and with the same reps, equally) of the means. */
+	r->mean = r->d.pairs ? r->d.mean : a->mean - b->mean;
 	r->bottom = b->mean;
 	r->top = a->mean;
 	r->ci = r->d.ci;

@@ -766,7 +766,11 @@ static const char paired_runs[] =
 	"pipe,2,1,ok,1000\npipe,2,2,ok,2000\npipe,2,3,ok,3000\n"
 	"unix,2,1,ok,1010\nunix,2,2,ok,2012\nunix,2,4,ok,3008\n"
 	/* at 4 clients a rep twice on one side: no pairs */
-	"pipe,4,1,ok,1000\npipe,4,1,ok,2000\nunix,4,1,ok,1010\nunix,4,2,ok,2012\n";
+	"pipe,4,1,ok,1000\npipe,4,1,ok,2000\nunix,4,1,ok,1010\nunix,4,2,ok,2012\n"
+	/* at 8 clients --precision's way: unix went on for 2 more reps; the 3
+	 * both ran pair (differences 10, 12, 8), the 2 more do not count */
+	"pipe,8,1,ok,1000\npipe,8,2,ok,2000\npipe,8,3,ok,3000\n"
+	"unix,8,1,ok,1010\nunix,8,2,ok,2012\nunix,8,3,ok,3008\nunix,8,4,ok,9000\nunix,8,5,ok,9500\n";
 
 static void paired_differences(void)
 {
@@ -780,8 +784,8 @@ static void paired_differences(void)
 	CHECK(parse_table(&t, paired_runs) == 0);
 	CHECK(summarize_any(&s, &t, &keys, "mb_per_sec", 0, &err) == 0);
 	size_t n = decompose(&r, &s, &levels);
-	CHECK_EQ_U(n, 6);
-	if (n == 6) {
+	CHECK_EQ_U(n, 8);
+	if (n == 8) {
 		/* 1 client: the interval of 10, 12, 8, 10 (sd sqrt(8/3), se sqrt(2/3), df 3) */
 		CHECK_STR(diff_method(&r[1].d), "paired");
 		CHECK_EQ_U(r[1].d.pairs, 4);
@@ -800,6 +804,12 @@ static void paired_differences(void)
 		CHECK_NEAR(r[3].ci, point_difference(r[3].b, r[3].a, 0).ci, 1e-12);
 		CHECK_NEAR(r[3].df, stats_welch(2000, 1000, 3, 2010, 1001, 3).df, 1e-6);
 		CHECK_STR(diff_method(&r[5].d), "unpaired");
+		/* 8 clients: paired on reps 1-3, the layer their mean (10), not the
+		 * difference of the means (which the 2 extra reps would move) */
+		CHECK_STR(diff_method(&r[7].d), "paired");
+		CHECK_EQ_U(r[7].d.pairs, 3);
+		CHECK_NEAR(r[7].mean, 10, 1e-9);
+		CHECK_NEAR(r[7].ci, 4.3026527 * 2 / sqrt(3.0), 1e-6);   /* sd 2, t(0.975, 2) */
 	}
 	layer_rows_free(r, n);
 
