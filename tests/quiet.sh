@@ -14,6 +14,22 @@ TL_TMP="$(mktemp -d)"
 trap 'rm -rf "$TL_TMP"' EXIT
 export TBENCH_QUIET_SECS=1
 
+# The lock: a process below its holder (a benchmark run again inside a
+# namespace) has it already; any other process waits for it.
+# shellcheck disable=SC2016  # $1 is the inner shell's
+(
+	export TBENCH_QUIET_LOCK="$TL_TMP/lock"
+	tb_quiet_lock holder 2>/dev/null
+	lib="$SRCDIR/scripts/lib/quiet.sh"
+	timeout 10 bash -c '. "$1"; tb_quiet_lock child' _ "$lib" 2>"$TL_TMP/child.err" && echo child-has-it
+	env -u TBENCH_QUIET_LOCK_HELD timeout 2 bash -c '. "$1"; tb_quiet_lock other' _ "$lib" 2>"$TL_TMP/other.err" ||
+		echo other-waited
+) >"$TL_TMP/lock.out"
+[ "$(paste -sd' ' "$TL_TMP/lock.out")" = "child-has-it other-waited" ] &&
+	grep -q 'other: waiting for the lock .*, held by: holder (pid' "$TL_TMP/other.err" &&
+	ok "the lock: a child of its holder goes on, another process waits, told who holds it" ||
+	not_ok "the lock: $(cat "$TL_TMP/lock.out" "$TL_TMP/child.err" "$TL_TMP/other.err")"
+
 # A bound below any reading: always too busy.
 rc=0
 TBENCH_QUIET_MAX_BUSY=-1 tb_noise_begin bench-x 2>"$TL_TMP/err" || rc=$?

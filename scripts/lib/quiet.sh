@@ -6,9 +6,12 @@
 
 # tb_quiet_lock WHO: takes the lock ($TBENCH_QUIET_LOCK, by default
 # /tmp/tbench-quiet.lock) on file descriptor 9 for the rest of the calling
-# shell, waiting (and saying for whom) while another holder has it.
+# shell, waiting (and saying for whom) while another holder has it. A
+# process below the holder (a benchmark that runs itself again in a
+# namespace) has it already: TBENCH_QUIET_LOCK_HELD names the lock there.
 tb_quiet_lock() {
 	local who="$1" lock="${TBENCH_QUIET_LOCK:-/tmp/tbench-quiet.lock}"
+	[ "${TBENCH_QUIET_LOCK_HELD:-}" != "$lock" ] || return 0
 	if ! exec 9>>"$lock"; then
 		echo "$who: cannot open the lock $lock (set TBENCH_QUIET_LOCK to a writable path)" >&2
 		return 2
@@ -19,6 +22,7 @@ tb_quiet_lock() {
 	fi
 	# The holder, for whoever waits next; the lock is on the open file, not its contents.
 	printf '%s (pid %s) since %s\n' "$who" "$$" "$(date -u '+%H:%M:%S UTC')" >"$lock" 2>/dev/null || true
+	export TBENCH_QUIET_LOCK_HELD="$lock"
 }
 
 # tb_bench_lock WHO ARGS...: a benchmark's tb_quiet_lock, taken unless its
