@@ -14,8 +14,6 @@
 #include "table.h"
 
 #define STATS_PROG "tbench-stats"
-/* The layers of an operation: harness, copy and wake-up, socket, TCP/IP, offload. */
-#define DEFAULT_LEVELS "nop,pipe,unix,tcp:off,tcp:on"
 
 /* "tbench-stats: " and the message on standard error, then exit(code). */
 __attribute__((format(printf, 2, 3), noreturn))

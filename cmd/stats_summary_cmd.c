@@ -5,6 +5,7 @@
 #include "stats_row.h"
 #include "stats_summary.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,8 @@ static void check_cost_keys(const char *cmd, const char *keys)
 
 void cmd_cost(int argc, char **argv)
 {
-	const char *keys = NULL, *base = "nop", *file[1] = { NULL };
+	/* the harness: the first level of the decomposition's stack */
+	const char *keys = NULL, *base = stack_steps[0].to, *file[1] = { NULL };
 	int nfile = 0;
 
 	for (int i = 1; i < argc; i++)
@@ -163,30 +165,89 @@ static void print_layers(FILE *o, const char *figure, const struct layer_row *ro
 	}
 }
 
+/* Left-aligned in width columns of text, UTF-8 counted by characters. */
+static void put_padded(FILE *o, const char *s, int width)
+{
+	fputs(s, o);
+	for (const char *c = s; *c; c++)
+		width -= ((unsigned char)*c & 0xC0) != 0x80;
+	for (; width > 0; width--)
+		fputc(' ', o);
+}
+
+/* The layers for a reader: a block per client count, a line a layer with
+ * its mean, its 95% interval and how that was had, and whether the
+ * interval is clear of 0 (the layer larger than its error bar). */
+static void print_layers_table(FILE *o, const char *figure, const struct layer_row *rows, size_t n)
+{
+	fprintf(o, "%s: each layer's mean and 95%% interval, per client count\n", figure);
+	for (size_t i = 0; i < n; i++) {
+		const struct layer_row *r = &rows[i];
+		if (i == 0 || strcmp(r->clients, rows[i - 1].clients) != 0)
+			fprintf(o, "\n%s clients\n", r->clients);
+		fputs("  ", o);
+		put_padded(o, r->label, 44);
+		fprintf(o, "%10.3f", r->mean);
+		if (!isfinite(r->ci)) {
+			fputs("   (no interval: fewer than 2 runs)\n", o);
+			continue;
+		}
+		fprintf(o, " ± %-8.3f %-8s %s\n", r->ci, r->b ? diff_method(&r->d) : "own",
+			fabs(r->mean) > r->ci ? "clear of 0" : "covers 0");
+	}
+}
+
+/* The model, tab-separated: "stack" or "sibling", the two levels, the
+ * layer's name and label. */
+static void print_model(FILE *o)
+{
+	fputs("kind\tlower\tupper\tname\tlabel\n", o);
+	for (size_t i = 0; i < n_stack_steps; i++)
+		fprintf(o, "stack\t%s\t%s\t%s\t%s\n", stack_steps[i].from, stack_steps[i].to,
+			stack_steps[i].name, stack_steps[i].label);
+	for (size_t i = 0; i < n_sibling_steps; i++)
+		fprintf(o, "sibling\t%s\t%s\t%s\t%s\n", sibling_steps[i].from, sibling_steps[i].to,
+			sibling_steps[i].name, sibling_steps[i].label);
+}
+
 void cmd_decompose(int argc, char **argv)
 {
-	const char *keys = NULL, *figure = "cost_cpu_us", *levels = DEFAULT_LEVELS, *file[1] = { NULL };
-	int nfile = 0;
+	const char *keys = NULL, *figure = "cost_cpu_us", *levels = NULL, *file[1] = { NULL };
+	int nfile = 0, table = 0;
 
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--model") == 0) {
+			print_model(stdout);
+			return;
+		}
+		if (strcmp(argv[i], "--table") == 0) {
+			table = 1;
+			continue;
+		}
 		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
 		    !opt_value(argc, argv, &i, "--figure", &figure) &&
 		    !opt_value(argc, argv, &i, "--levels", &levels))
 			operand("decompose", argv, i, file, &nfile, 1);
+	}
 	if (!nfile)
 		die(EXIT_USAGE, "decompose: missing SUMMARY.csv, RUNS.csv or DIR");
 	check_cost_keys("decompose", keys);
-	struct strlist ll = strlist_split(levels);
+	char *stack = stack_levels();
+	struct strlist ll = strlist_split(levels ? levels : stack);
 	if (ll.n == 0)
-		die(EXIT_USAGE, "decompose: --levels: empty list (e.g. " DEFAULT_LEVELS ")");
+		die(EXIT_USAGE, "decompose: --levels: empty list (e.g. %s)", stack);
 
 	struct summary s;
 	struct layer_row *rows;
 	figure = figure_named(figure);
 	load_summary(file[0], keys, figure, &s);
 	size_t n = decompose(&rows, &s, &ll);
-	print_layers(stdout, figure, rows, n);
+	if (table)
+		print_layers_table(stdout, figure, rows, n);
+	else
+		print_layers(stdout, figure, rows, n);
 	layer_rows_free(rows, n);
 	summary_free(&s);
 	strlist_free(&ll);
+	free(stack);
 }

@@ -346,8 +346,9 @@ static void add_reasons(const struct json_node *doc, const char **names, size_t 
 	}
 }
 
-/* The noise of the hosts' runs: each figure of the worst host, disturbed
- * when any host was, with every host's reasons; null when none says. */
+/* The noise of the hosts' runs: each figure of the worst host, the counts
+ * (migrations, CPUs whose frequency changed) summed, disturbed when any
+ * host was, with every host's reasons; null when none says. */
 static void put_noise(FILE *f, const struct merge *m)
 {
 	static const char *const worst[] = { SK_STEAL_PCT, SK_OTHER_CPU_PCT, SK_OUTSIDE_RUNNABLE,
@@ -372,6 +373,12 @@ static void put_noise(FILE *f, const struct merge *m)
 		put_key(f, k ? ", " : " ", worst[k]);
 		put_num(f, max_of(m, path));
 	}
+	put_key(f, ", ", SK_CPU_MIGRATIONS);
+	put_num(f, sum_of(m, jpath(JP_NOISE_CPU_MIGRATIONS)));
+	put_key(f, ", ", SK_CPU_FREQ);
+	put_key(f, "{ ", SK_CHANGED_CPUS);
+	put_num(f, sum_of(m, jpath(JP_NOISE_FREQ_CHANGED_CPUS)));
+	fputs(" }", f);
 	fprintf(f, ", " SKEY(SK_HOSTS_JUDGED) "%zu, " SKEY(SK_HOSTS_DISTURBED) "%zu, " SKEY(SK_DISTURBED)
 		"%s, " SKEY(SK_REASONS) "[",
 		judged, disturbed, disturbed ? "true" : "false");

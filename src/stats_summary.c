@@ -383,16 +383,39 @@ size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *ba
 
 /* ---- decomposition ---------------------------------------------------------------- */
 
-/* The steps that have a name: from one level to the next. */
-static const struct {
-	const char *from, *to, *name, *label;
-} named_layers[] = {
+/* The decomposition's model: the stack of the default levels, each step
+ * named, and the siblings drawn beside it (tbench-plot reads both through
+ * tbench-stats decompose --model). */
+const struct layer_step stack_steps[] = {
 	{ "", "nop", "harness", "harness (nop)" },
 	{ "nop", "pipe", "copy_wakeup", "copy + wake-up (pipe − nop)" },
 	{ "pipe", "unix", "socket", "socket layer (unix − pipe)" },
 	{ "unix", "tcp:off", "tcpip", "TCP/IP (tcp, TSO/GSO off − unix)" },
 	{ "tcp:off", "tcp:on", "offload", "TSO/GSO on − off (tcp)" },
 };
+const size_t n_stack_steps = sizeof(stack_steps) / sizeof(stack_steps[0]);
+
+/* Each newer backend against its nearest sibling. */
+const struct layer_step sibling_steps[] = {
+	{ "nop", "shm", "shm-nop", "shm − nop: futex wake-ups and moving bytes, no kernel data path" },
+	{ "shm", "pipe", "pipe-shm", "pipe − shm: the kernel's pipe path" },
+	{ "tcp", "uring", "uring-tcp", "uring − tcp: io_uring's submissions instead of tcp's system calls" },
+	{ "tcp", "tcp-zc", "tcp-zc-tcp", "tcp-zc − tcp: MSG_ZEROCOPY sends instead of the send copy" },
+	{ "tcp", "mptcp", "mptcp-tcp", "mptcp − tcp: MPTCP's layer over its TCP subflow" },
+};
+const size_t n_sibling_steps = sizeof(sibling_steps) / sizeof(sibling_steps[0]);
+
+char *stack_levels(void)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n_stack_steps; i++)
+		len += strlen(stack_steps[i].to) + 1;
+	char *levels = xrealloc(NULL, len), *end = levels;
+	*levels = '\0';
+	for (size_t i = 0; i < n_stack_steps; i++)
+		end += sprintf(end, "%s%s", i ? "," : "", stack_steps[i].to);
+	return levels;
+}
 
 /* The index of the key called by the len characters of name, or keys.n. */
 static size_t key_named(const struct summary *s, const char *name, size_t len)
@@ -444,10 +467,10 @@ static const struct point *level_point(const struct summary *s, const char *leve
 
 static void name_layer(struct layer_row *r)
 {
-	for (size_t i = 0; i < sizeof(named_layers) / sizeof(named_layers[0]); i++)
-		if (strcmp(named_layers[i].from, r->subtrahend) == 0 && strcmp(named_layers[i].to, r->minuend) == 0) {
-			r->name = xstrdup(named_layers[i].name);
-			r->label = xstrdup(named_layers[i].label);
+	for (size_t i = 0; i < n_stack_steps; i++)
+		if (strcmp(stack_steps[i].from, r->subtrahend) == 0 && strcmp(stack_steps[i].to, r->minuend) == 0) {
+			r->name = xstrdup(stack_steps[i].name);
+			r->label = xstrdup(stack_steps[i].label);
 			return;
 		}
 	size_t len = strlen(r->minuend) + strlen(r->subtrahend) + 8;

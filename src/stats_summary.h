@@ -124,6 +124,18 @@ struct cost_row {
  * in *rows (free it); points without a baseline are left out. */
 size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *baseline);
 
+/* A step of the decomposition: level to minus level from ("" below the
+ * first), its name and label. stack_steps: the default levels, in order;
+ * sibling_steps: each newer backend against its nearest sibling. */
+struct layer_step {
+	const char *from, *to, *name, *label;
+};
+extern const struct layer_step stack_steps[], sibling_steps[];
+extern const size_t n_stack_steps, n_sibling_steps;
+
+/* The levels of the stack, "nop,pipe,...", allocated. */
+char *stack_levels(void);
+
 /* One layer of an operation's cost at one client count: the mean of a
  * level (a point "backend[:setting]") minus the mean of the level below. */
 struct layer_row {

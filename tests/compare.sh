@@ -143,6 +143,17 @@ decompose() {
 	expect_exit 2 "decompose: no such figure" "$STATS" decompose --figure nosuch "$L"
 	expect_exit 2 "decompose: bad keys" "$STATS" decompose --keys backend "$L"
 	expect_exit 2 "decompose: no levels" "$STATS" decompose --levels , "$L"
+	expect_exit 0 "decompose --table" "$STATS" decompose --table "$L"
+	grep -Eq '^  socket layer \(unix − pipe\) +3\.000 ± 2\.267 +unpaired +clear of 0$' "$d" && grep -q '^1 clients$' "$d" &&
+		ok "--table: a block per client count, each layer with its interval, clear of 0" || not_ok "--table: $(cat "$d")"
+	# the model tbench-plot reads: the default levels' steps, then the siblings
+	expect_exit 0 "decompose --model" "$STATS" decompose --model
+	[ "$(awk -F'\t' '$1 == "stack" { print $4 }' "$d" | paste -sd,)" = harness,copy_wakeup,socket,tcpip,offload ] &&
+		[ "$(awk -F'\t' '$1 == "stack" { print $3 }' "$d" | paste -sd,)" = nop,pipe,unix,tcp:off,tcp:on ] &&
+		ok "--model: the stack, its levels the default ones" || not_ok "--model stack: $(cat "$d")"
+	awk -F'\t' 'NR == 1 { bad = $0 != "kind\tlower\tupper\tname\tlabel" } NR > 1 && (NF != 5 || $3 == "" || $5 == "") { bad = 1 }
+		$1 == "sibling" { sib++ } END { exit bad || !sib }' "$d" &&
+		ok "--model: a header, five fields a line, siblings" || not_ok "--model lines: $(cat "$d")"
 }
 
 rows_cli() {

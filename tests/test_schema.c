@@ -101,14 +101,11 @@ static void write_document(const char *path)
 }
 
 /* Every path of the schema is in doc, and not null (the run had every
- * part), but those the merger leaves out: it keeps the worst host's noise
- * figures, and no count of migrations or CPUs whose frequency changed. */
-static void every_path(const struct json_node *doc, const char *what, int merged)
+ * part): the writer's and the merger's documents alike. */
+static void every_path(const struct json_node *doc, const char *what)
 {
 	for (int p = JP_NONE + 1; p < JP_COUNT; p++) {
 		const struct json_node *n = jget(doc, (enum jpath)p);
-		if (merged && (p == JP_NOISE_CPU_MIGRATIONS || p == JP_NOISE_FREQ_CHANGED_CPUS))
-			continue;
 		CHECK(n && n->type != JSON_NULL);
 		if (!n || n->type == JSON_NULL)
 			fprintf(stderr, "  %s: %s %s\n", what, jpath((enum jpath)p), n ? "is null" : "is missing");
@@ -127,7 +124,7 @@ static void writer_and_merger(const char *path)
 	CHECK(jpath(JP_NONE) == NULL && jget(&doc, JP_NONE) == NULL);
 	const struct json_node *v = json_get(&doc, SK_SCHEMA_VERSION);
 	CHECK(v && v->type == JSON_NUMBER && v->num == SCHEMA_VERSION);
-	every_path(&doc, "the writer's document", 0);
+	every_path(&doc, "the writer's document");
 	json_free(&doc);
 
 	FILE *f = open_memstream(&text, &len);
@@ -139,7 +136,7 @@ static void writer_and_merger(const char *path)
 	CHECK(json_parse(&merged, "merged", text, len, &err) == 0);
 	CHECK(schema_check(&merged, "merged", &err) == 0);
 	CHECK(merged.nkids > 0 && strcmp(merged.kids[0].key, SK_SCHEMA_VERSION) == 0);
-	every_path(&merged, "the merged document", 1);
+	every_path(&merged, "the merged document");
 	json_free(&merged);
 	free(text);
 }
