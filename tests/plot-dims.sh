@@ -86,6 +86,13 @@ nop placement=split"
 	[ "$(wc -l <"$TL_TMP/keep/tp.0.$n.runs")" -eq 6 ] && ok "and its 6 single runs" || not_ok "single runs"
 	[ "$(titles "$TL_TMP/keep/cost.gp" | grep -c '^nop')" -eq 0 ] && [ "$(titles "$TL_TMP/keep/cost.gp" | grep -c mtu=)" -eq 4 ] &&
 		ok "cost: the same lines but nop's" || not_ok "cost titles: $(titles "$TL_TMP/keep/cost.gp")"
+	# a backend's colour is its place in tbench -b list: the first (and its first line) the first colour
+	local first
+	first="$("$TBENCH" -b list | awk 'NR == 1 { print $1 }')"
+	grep -q "lc rgb '#1f77b4'.* title \"$first " "$TL_TMP/keep/throughput.gp" &&
+		ok "$first, first in the registry, in the first colour" || not_ok "colours: $(grep -o "lc rgb '#[0-9a-f]*'.* title \"[^\"]*" "$TL_TMP/keep/throughput.gp" | head -3)"
+	! grep -q siblings "$TL_TMP/err" && ok "no word of a siblings chart the sweep did not ask for" ||
+		not_ok "siblings: $(grep siblings "$TL_TMP/err")"
 }
 
 faceted() {
