@@ -277,11 +277,19 @@ resume() {
 	local seed
 	seed="$(jq '.sweep.order_seed' "$out/meta.json")"
 
-	run_sweep 0 "--resume" --backends pipe,nop --clients 1,2 --reps 2 -t 1 --warmup 0 \
-		--out "$out" --resume
+	check "meta.json keeps the sweep's options" jq -e '.argv == ["--backends", "pipe,nop", "--clients", "1,2",
+		"--reps", "2", "-t", "1", "--warmup", "0"]' "$out/meta.json"
+	expect_exit 2 "--resume with another --clients" "$SWEEP" --resume --out "$out" --clients 1 -t 1
+	grep -q -- '--clients 1 (the sweep.s: --clients 1,2)' "$TL_TMP/err" && ! grep -q -- '-t 1 (' "$TL_TMP/err" &&
+		ok "says which option differs, and the sweep's" || not_ok "says which: $(cat "$TL_TMP/err")"
+	# as the interrupted sweep said: only --resume and --out
+	run_sweep 0 "--resume --out DIR alone" --resume --out "$out"
 	grep -q "$((8 - done_rows)) of 8 runs to do" "$TL_TMP/out" && ok "--resume runs only the $((8 - done_rows)) missing" ||
 		not_ok "--resume runs only the missing: $(grep 'runs to do' "$TL_TMP/out")"
 	[ "$(tail -n +2 "$out/runs.csv" | wc -l)" -eq 8 ] && ok "8 rows after resume" || not_ok "8 rows after resume"
+	# -t 1 throughout: the default -t 10 would run ten times as long
+	awk '$1 < 0.5 || $1 > 3 { bad = 1 } END { exit bad }' < <(cols "$out/runs.csv" execute_s) &&
+		ok "every run of -t 1, as the sweep's" || not_ok "run lengths: $(cols "$out/runs.csv" execute_s | paste -sd' ')"
 	[ "$(head -n "$((done_rows + 1))" "$out/runs.csv")" = "$(cat "$TL_TMP/before.csv")" ] &&
 		ok "finished rows intact" || not_ok "finished rows intact"
 	[ "$(cols "$out/runs.csv" backend,clients,offload,rep | sort | uniq -d | wc -l)" -eq 0 ] &&

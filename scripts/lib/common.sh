@@ -40,6 +40,17 @@ tb_version_of() { # PROGRAM
 	[[ "$out" == *"tbench suite"* ]]
 }
 
+# --version of a script: the suite's version, as the tbench it would use
+# says (the scripts and the programs come and go together), and which.
+tb_script_version() { # EXPLICIT-TBENCH
+	local tb ver
+	if tb="$(tb_find tbench "" "$1" 2>/dev/null)" && ver="$(tb_version_of "$tb")"; then
+		echo "$PROG (tbench suite) ${ver#*tbench suite) } (as $tb says)"
+	else
+		echo "$PROG (tbench suite): no tbench of this suite found to say the version (build it: scripts/quickstart)"
+	fi
+}
+
 # The directories to look in for a program of the suite, best first: beside
 # the script (an install, or a build tree holding the scripts), the top of
 # the tree (an in-tree build), build/ (where scripts/quickstart builds), the

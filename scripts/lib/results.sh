@@ -118,7 +118,7 @@ write_meta() { # STATUS
 	jq -n \
 		--arg status "$1" --arg start "$FIRST_START" --argjson end_t "$end" \
 		--arg session_start "$START_ISO" \
-		--arg command "$COMMAND_LINE" --arg cwd "$PWD" \
+		--arg command "$COMMAND_LINE" --argjson argv "$(resume_argv_json "${ORIG_ARGS[@]}")" --arg cwd "$PWD" \
 		--arg kernel "$(uname -r)" --arg kernel_version "$(uname -v)" --arg machine "$(uname -m)" \
 		--arg host "$(hostname)" \
 		--arg cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
@@ -142,7 +142,7 @@ write_meta() { # STATUS
 		--argjson precision "$(precision_json)" \
 		--argjson extra_args "$(json_strings "${EXTRA_ARGS[@]}")" '{
 		  status: $status, start: $start, end: $end_t,
-		  command: $command, cwd: $cwd,
+		  command: $command, argv: $argv, cwd: $cwd,
 		  host: { name: $host, kernel: $kernel, kernel_version: $kernel_version, machine: $machine,
 		          cpu_model: $cpu, cores_online: $cores, cores_configured: $cores_all,
 		          memory_kb: $mem_kb },
