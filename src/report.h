@@ -27,6 +27,8 @@ void report_header(FILE *f, const struct run_config *cfg, const struct report_op
 struct report_live {
 	FILE *out, *err;
 	bool quiet;              /* -q: no set-up, progress or cleanup lines */
+	double timelimit;        /* the execute phase's seconds (0: none), for... */
+	bool err_is_tty;         /* ...the time left, a minute apart, on a terminal */
 };
 struct run_observer report_live_observer(struct report_live *live);
 

@@ -82,9 +82,18 @@ static void live_released(void *ctx)
 
 static void live_progress(void *ctx, const struct run_progress *p)
 {
+	struct report_live *l = ctx;
+
 	live_line(ctx, "%4u  %8llu  %7.2f MB/sec  %s %3u sec  latency %.03f ms\n", p->clients,
 		  p->lines_per_client, p->mb_per_sec, p->phase == PHASE_EXECUTE ? "execute" : "warmup",
 		  p->sec, p->latency_ms);
+	/* Not in dbench's lines, which harnesses parse: on a terminal's stderr
+	 * alone, once a minute of a run of two minutes or more. */
+	if (!l->quiet && l->err_is_tty && p->phase == PHASE_EXECUTE && l->timelimit >= 120 &&
+	    p->sec > 0 && p->sec % 60 == 0 && p->sec < l->timelimit) {
+		unsigned left = (unsigned)(l->timelimit - p->sec + 0.5);
+		fprintf(l->err, "tbench: %u min %02u s of the execute phase left\n", left / 60, left % 60);
+	}
 }
 
 static void live_cleanup(void *ctx, unsigned left, double secs)
@@ -210,10 +219,16 @@ void report_notes(FILE *f, const struct run_config *cfg, const struct report_opt
 }
 
 /* --- cost and noise of the execute phase ------------------------------ */
-/* A group's CPU and switches per operation, from a to b. */
+/* A group's CPU and switches per operation, from a to b; "not measured"
+ * for a group of no task of this run's (an external server, or none). */
 static void cost_tasks(FILE *f, const char *name, const struct run_result *res,
 		       const struct task_times *a, const struct task_times *b)
 {
+	if (b->tasks == 0) {
+		fprintf(f, "  %s  not measured: no task of this run's "
+			"(an external tbench_srv, or a backend without one)\n", name);
+		return;
+	}
 	fprintf(f, "  %s  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
 		name, per_op(res, (b->user_s - a->user_s + b->sys_s - a->sys_s) * 1e6),
 		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "driver.h"
+#include "report.h"
 #include "testlib.h"
 #include "registry.h"
 
@@ -326,6 +327,33 @@ static void run_pass_times(void)
 	run_result_free(&res);
 }
 
+/* The time left of a long execute phase: once a minute on a terminal's
+ * stderr, never among dbench's lines on stdout, nothing off a terminal. */
+static void live_time_left(void)
+{
+	char *out = NULL, *err = NULL;
+	size_t outlen = 0, errlen = 0;
+	FILE *o = open_memstream(&out, &outlen), *e = open_memstream(&err, &errlen);
+	CHECK(o && e);
+	if (!o || !e)
+		return;
+	struct report_live live = { .out = o, .err = e, .timelimit = 150, .err_is_tty = true };
+	struct run_observer obs = report_live_observer(&live);
+	for (unsigned sec = 58; sec <= 121; sec++) {
+		struct run_progress p = { .phase = PHASE_EXECUTE, .clients = 1, .sec = sec };
+		obs.progress(obs.ctx, &p);
+	}
+	live.err_is_tty = false;
+	struct run_progress p = { .phase = PHASE_EXECUTE, .clients = 1, .sec = 60 };
+	obs.progress(obs.ctx, &p);
+	CHECK(fclose(o) == 0 && fclose(e) == 0);
+	CHECK(strcmp(err, "tbench: 1 min 30 s of the execute phase left\n"
+		      "tbench: 0 min 30 s of the execute phase left\n") == 0);
+	CHECK(strstr(out, "left") == NULL && strstr(out, "execute  60 sec") != NULL);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -355,6 +383,7 @@ int main(void)
 	run_dbench_warmup();
 	run_killed_client();
 	run_pass_times();
+	live_time_left();
 	loadfile_free(&lf);
 	return test_done("test_driver");
 }
