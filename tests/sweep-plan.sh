@@ -34,8 +34,9 @@ runs_and_order() {
 	[ "$(wc -l <"$TL_TMP/runs")" -eq 18 ] && ok "18 runs" || not_ok "18 runs, got $(wc -l <"$TL_TMP/runs")"
 	grep -q '^18 of 18 runs to do, 2.5 s + 1 s warm-up each, client model processes, mode lo$' "$TL_TMP/out" &&
 		ok "says what it will do" || not_ok "says what it will do: $(head -n 1 "$TL_TMP/out")"
-	# 18 x (2.5 + 1 + 1.5 s of start-up and recording) = 90 s
-	grep -q '^estimated time: 1m30s ' "$TL_TMP/out" && ok "estimated time 1m30s" ||
+	# 18 x (2.5 + 1 + 0.5 s of start-up and recording) + 0.04 s x 42 clients
+	# (pipe 1+2+4 twice, tcp 1+2+4 at two offloads twice) = 73.68 s
+	grep -q '^estimated time: 1m13s ' "$TL_TMP/out" && ok "estimated time 1m13s" ||
 		not_ok "estimated time: $(grep estimated "$TL_TMP/out")"
 	has_run "pipe clients=1 offload=n/a rep 1/2: $TBENCH --netns -b pipe -t 2.5 --warmup 1 -q 1" &&
 		ok "a run and its command: in a namespace of its own" || not_ok "pipe run: $(cat "$TL_TMP/runs")"
@@ -167,8 +168,8 @@ precision() {
 	grep -Fq "precision: each point repeated until the 95% interval's half-width of cost_cpu_us is within 5% of its mean: at least 2 reps (--reps), at most 4 (--max-reps)" \
 		"$TL_TMP/out" && ok "--precision: states the rule, cost_cpu_us by default" ||
 		not_ok "--precision rule: $(grep precision "$TL_TMP/out")"
-	# 4 runs x (1 s + 1.5 s of start-up and recording) = 10 s; 8 runs 20 s
-	grep -Fq "  4 to 8 runs, 10s to 20s; no rep beyond the minimum starts that would end after --budget 1m30s" \
+	# 4 runs x (1 s + 0.5 s of start-up and recording + 0.04 s for its client) = 6.16 s; 8 runs 12.32 s
+	grep -Fq "  4 to 8 runs, 6s to 12s; no rep beyond the minimum starts that would end after --budget 1m30s" \
 		"$TL_TMP/out" && ok "--precision: runs, time and budget" || not_ok "--precision bounds: $(cat "$TL_TMP/out")"
 	plan "${common[@]}" --precision 2.5,mb_per_sec
 	grep -q 'half-width of mb_per_sec is within 2.5% of its mean: at least 3 reps (--reps), at most 10 (--max-reps)' \

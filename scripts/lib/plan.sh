@@ -4,9 +4,12 @@
 # usage errors (exit 2; usage_error comes from common.sh).
 # shellcheck shell=bash
 
-# Seconds that a run takes besides its warm-up and execute phase: starting
-# tbench and its servers, setting offloads, writing the results.
-PLAN_RUN_OVERHEAD_MS=1500
+# What a run takes besides its warm-up and execute phase: starting tbench
+# and its servers, setting offloads, writing the results; and per client,
+# forking and connecting it and its server and the warm-up's wait for its
+# first bytes (results/sweep-overhead.md measured both).
+PLAN_RUN_OVERHEAD_MS=500
+PLAN_CLIENT_OVERHEAD_MS=40
 
 is_secs() { [[ "$1" =~ ^[0-9]{1,7}([.][0-9]+)?$ ]]; }
 
@@ -178,6 +181,13 @@ describe_run() { # a run record, REPS -> "tcp clients=4 offload=on mtu=1500 rep 
 	echo "$b clients=$c offload=$label${knobs:+ $knobs} rep $rep/$2"
 }
 
-plan_estimate_s() { # NRUNS TIME WARMUP -> whole seconds
-	echo $(($1 * ($(secs_to_ms "$2") + $(secs_to_ms "$3") + PLAN_RUN_OVERHEAD_MS) / 1000))
+# NCLIENTS: the client counts of the runs summed (plan_clients_sum).
+plan_estimate_s() { # NRUNS TIME WARMUP NCLIENTS -> whole seconds
+	echo $((($1 * ($(secs_to_ms "$2") + $(secs_to_ms "$3") + PLAN_RUN_OVERHEAD_MS) + $4 * PLAN_CLIENT_OVERHEAD_MS) / 1000))
+}
+
+# The client counts of records summed: FIELD 3 of runs (rep|backend|clients|...),
+# 2 of points (backend|clients|...).
+plan_clients_sum() { # RECORDS FIELD
+	awk -F'|' -v f="$2" 'NF { s += $f } END { print s + 0 }' <<<"$1"
 }

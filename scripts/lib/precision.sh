@@ -99,11 +99,11 @@ precision_report() { # POINTS STATUS WHY [KNOB-COLUMN...]
 
 # What --plan says of the rule: the reps, runs and time between the minimum
 # and the maximum (and the budget).
-precision_plan() { # NPOINTS MIN-REPS MAX-REPS
+precision_plan() { # NPOINTS MIN-REPS MAX-REPS NCLIENTS (of the points, summed)
 	local lo=$(($1 * $2)) hi=$(($1 * $3))
 	echo "precision: each point repeated until the 95% interval's half-width of $PREC_FIGURE is within $PREC_PCT% of its mean:" \
 		"at least $2 reps (--reps), at most $3 (--max-reps)"
-	echo "  $lo to $hi runs, $(fmt_secs "$(plan_estimate_s "$lo" "$TIME" "$WARMUP")") to" \
-		"$(fmt_secs "$(plan_estimate_s "$hi" "$TIME" "$WARMUP")")${PREC_BUDGET:+; no rep beyond the minimum starts that would end after --budget $(fmt_secs "$PREC_BUDGET")}"
+	echo "  $lo to $hi runs, $(fmt_secs "$(plan_estimate_s "$lo" "$TIME" "$WARMUP" $(($4 * $2)))") to" \
+		"$(fmt_secs "$(plan_estimate_s "$hi" "$TIME" "$WARMUP" $(($4 * $3)))")${PREC_BUDGET:+; no rep beyond the minimum starts that would end after --budget $(fmt_secs "$PREC_BUDGET")}"
 	echo "  below: the first $2 reps; each later rep only of the points not within the target yet"
 }
