@@ -153,6 +153,15 @@ resume() {
 		ok "--retry-failed: the failed one again" || not_ok "--retry-failed: $(cat "$TL_TMP/out")"
 	expect_exit 1 "a second sweep into the same --out" "$SWEEP" -n "${common[@]}"
 	grep -q 'already holds a sweep' "$TL_TMP/err" && ok "says why" || not_ok "says why: $(cat "$TL_TMP/err")"
+	# a stored argv: the sweep's options again, in any spelling, are accepted; others refused
+	jq -n '{ argv: ["--backends", "pipe", "--clients", "1,2", "--reps", "2", "-t", "2", "--vary", "nodelay=on,off"] }' \
+		>"$out/meta.json"
+	plan --resume --out "$out" --vary=nodelay=on,off --time 2 -n
+	grep -q '^[0-9] of 4 runs to do, 2 s ' "$TL_TMP/out" && ok "--resume: the sweep's options retyped, as --vary=, --time" ||
+		not_ok "--resume retyped: $(cat "$TL_TMP/out" "$TL_TMP/err" 2>/dev/null | head -n 3)"
+	expect_exit 2 "--resume with another -t" "$SWEEP" -n --resume --out "$out" --time 3
+	grep -q -- '--time 3 (the sweep.s: -t 2)' "$TL_TMP/err" && ok "names it and the sweep's" || not_ok "names: $(cat "$TL_TMP/err")"
+	rm "$out/meta.json"
 	sed -i '1s/,error$/,oops/' "$out/runs.csv"
 	expect_exit 1 "--resume of a runs.csv with other columns" "$SWEEP" -n "${common[@]}" --resume
 }

@@ -34,11 +34,33 @@ resume_groups() { # ARGS...
 	[ ${#group[@]} -eq 0 ] || printf '%s\0' "${group[*]@Q}"
 }
 
-# The option of a group ("'--clients' '1,2'" -> --clients).
+# The option of a group ("'--clients' '1,2'" -> --clients), one name for
+# each spelling (-t: --time, -n and --dry-run: --plan, -q: --quiet).
 resume_opt_of() { # GROUP
+	local words opt
+	eval "words=($1)"
+	opt="${words[0]%%=*}"
+	case "$opt" in -t) opt=--time ;; -n | --dry-run) opt=--plan ;; -q) opt=--quiet ;; esac
+	printf '%s\n' "$opt"
+}
+
+# What a group sets, to find it among others: its option, and for --vary
+# the knob ("--vary mtu"); --name=value as --name value.
+resume_key_of() { # GROUP
+	local words opt
+	eval "words=($1)"
+	opt="$(resume_opt_of "$1")"
+	[ "$opt" = --vary ] || { printf '%s\n' "$opt"; return; }
+	[[ "${words[0]}" != *=* ]] || words=("${words[0]%%=*}" "${words[0]#*=}")
+	printf '%s %s\n' "$opt" "${words[1]%%=*}"
+}
+
+# A group as words, --name=value split, for comparing two spellings.
+resume_words_of() { # GROUP
 	local words
 	eval "words=($1)"
-	echo "${words[0]%%=*}"
+	[[ "${words[0]}" != --*=* ]] || words=("${words[0]%%=*}" "${words[0]#*=}" "${words[@]:1}")
+	printf '%s\n' "${words[*]@Q}"
 }
 
 # The options as parse_options leaves them, for comparing two command lines:
@@ -63,42 +85,50 @@ resume_args() { # ARGS...
 	local out="" a prev="" resume=0 stored=() groups=() g opt base wrong=() mine=()
 	for a in "$@"; do
 		[ "$a" != -- ] || break
-		case "$a" in --resume) resume=1 ;; --out=*) out="${a#--out=}" ;; -h | --help) return 0 ;; esac
+		case "$a" in --resume) resume=1 ;; --out=*) out="${a#--out=}" ;; -h | --help | --version) return 0 ;; esac
 		[ "$prev" != --out ] || out="$a"
 		prev="$a"
 	done
 	[ "$resume" -eq 1 ] && [ -n "$out" ] && [ -f "$out/meta.json" ] || return 0
+	command -v jq >/dev/null || die "--resume: jq reads the sweep's options from $out/meta.json: install it (apt-get install jq)"
 	jq -e '.argv | type == "array"' "$out/meta.json" >/dev/null 2>&1 || return 0
 	mapfile -d '' stored < <(jq -j '.argv[] | . + "\u0000"' "$out/meta.json")
 	# the session's options go before tbench's own (after "--")
 	local i=0
 	while [ "$i" -lt ${#stored[@]} ] && [ "${stored[$i]}" != -- ]; do i=$((i + 1)); done
 	local head=("${stored[@]:0:i}") tail=("${stored[@]:i}")
-	base="$(resume_state "${stored[@]}")" || die "--resume: $out/meta.json's argv is not a command line this version takes: give the sweep's options yourself"
+	base="$(resume_state "${stored[@]}")" ||
+		die "--resume: $out/meta.json's argv is not a command line this version of $PROG takes: continue it with the version that made it, or start a new sweep"
+	local stored_words=" " sg
+	while IFS= read -r -d '' sg; do stored_words+="$(resume_words_of "$sg") "; done < <(resume_groups "${stored[@]}")
 	mapfile -d '' groups < <(resume_groups "$@")
 	for g in "${groups[@]}"; do
 		opt="$(resume_opt_of "$g")"
 		eval "a=($g)"
 		# shellcheck disable=SC2154  # a: set by the eval
-		if [[ "$RESUME_SESSION_OPTS$RESUME_CHANGEABLE_OPTS" == *" $opt "* ]]; then
+		if [[ " $RESUME_SESSION_OPTS $RESUME_CHANGEABLE_OPTS " == *" $opt "* ]]; then
 			eval "mine+=($g)"
 		elif [ "$opt" = -- ]; then
-			[ "${a[*]@Q}" = "${tail[*]@Q}" ] || wrong+=("${a[*]} (the sweep's: ${tail[*]:-no tbench arguments})")
+			[ "${a[*]:1}" = "${tail[*]:1}" ] || wrong+=("${a[*]} (the sweep's: ${tail[*]:-no tbench arguments})")
+		elif [[ "$stored_words" == *" $(resume_words_of "$g") "* ]]; then
+			:   # the sweep's own option, as it was given
 		elif [ "$(resume_state "${head[@]}" "${a[@]}" "${tail[@]}" || true)" != "$base" ]; then
-			wrong+=("$(eval "printf '%s ' $g")(the sweep's: $(resume_stored "$opt" "${stored[@]}"))")
+			wrong+=("$(eval "printf '%s ' $g")(the sweep's: $(resume_stored "$(resume_key_of "$g")" "${stored[@]}"))")
 		fi
 	done
-	[ ${#wrong[@]} -eq 0 ] || usage_error "--resume: $(printf '%s; ' "${wrong[@]}" | sed 's/; $//') differ from $out/meta.json: give --resume --out $out alone to continue that sweep, or start a new one"
+	[ ${#wrong[@]} -eq 0 ] || usage_error "--resume: $(printf '%s; ' "${wrong[@]}" | sed 's/; $//'): not the sweep's own options," \
+		"which $out/meta.json keeps. To continue it, give --resume --out $out with none of them, or each as" \
+		"it was (--max-reps and --budget may change); or start a new sweep"
 	RESUME_ARGS=("${head[@]}" "${mine[@]}" "${tail[@]}")
 	echo "$PROG: --resume: the sweep's options from $out/meta.json: $(shell_words "${stored[@]}")" >&2
 }
 
-# How the stored argv gives OPT ("--clients 1,2,8", or "not given").
-resume_stored() { # OPT ARGV...
+# How the stored argv gives KEY (resume_key_of: "--clients 1,2,8", or "not given").
+resume_stored() { # KEY ARGV...
 	local opt="$1" g
 	shift
 	while IFS= read -r -d '' g; do
-		[ "$(resume_opt_of "$g")" != "$opt" ] || { eval "printf '%s' \"\$(printf '%s ' $g)\"" | sed 's/ $//'; return; }
+		[ "$(resume_key_of "$g")" != "$opt" ] || { eval "printf '%s' \"\$(printf '%s ' $g)\"" | sed 's/ $//'; return; }
 	done < <(resume_groups "$@")
 	echo "not given"
 }
