@@ -236,7 +236,8 @@ int main(int argc, char **argv)
 	report_header(stdout, &o.run, &o.report);
 
 	struct report_live live = { .out = stdout, .err = stderr, .quiet = o.report.quiet,
-				    .timelimit = o.run.timelimit, .err_is_tty = isatty(STDERR_FILENO) };
+				    .timelimit = o.run.run_once ? 0 : o.run.timelimit,   /* a cap then */
+				    .err_is_tty = isatty(STDERR_FILENO) };
 	struct run_observer observer = report_live_observer(&live);
 	driver_run(&o.run, &observer, &res);
 	/* The notes on stderr come before the table: mmtests keeps stdout and

@@ -106,6 +106,15 @@ static void put_node(FILE *f, const struct json_node *n)
 	}
 }
 
+/* A count: a whole number, or null. */
+static void put_count(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.0f", v);
+	else
+		fputs("null", f);
+}
+
 static void put_key(FILE *f, const char *sep, const char *key)
 {
 	fputs(sep, f);
@@ -373,11 +382,17 @@ static void put_noise(FILE *f, const struct merge *m)
 		put_key(f, k ? ", " : " ", worst[k]);
 		put_num(f, max_of(m, path));
 	}
+	double migrations = sum_of(m, jpath(JP_NOISE_CPU_MIGRATIONS));
+	double changed = sum_of(m, jpath(JP_NOISE_FREQ_CHANGED_CPUS));   /* NaN: no host exposes it */
 	put_key(f, ", ", SK_CPU_MIGRATIONS);
-	put_num(f, sum_of(m, jpath(JP_NOISE_CPU_MIGRATIONS)));
+	put_count(f, migrations);
 	put_key(f, ", ", SK_CPU_FREQ);
-	put_key(f, "{ ", SK_CHANGED_CPUS);
-	put_num(f, sum_of(m, jpath(JP_NOISE_FREQ_CHANGED_CPUS)));
+	put_key(f, "{ ", SK_EXPOSED);
+	fputs(isfinite(changed) ? "true" : "false", f);
+	if (isfinite(changed)) {
+		put_key(f, ", ", SK_CHANGED_CPUS);
+		put_count(f, changed);
+	}
 	fputs(" }", f);
 	fprintf(f, ", " SKEY(SK_HOSTS_JUDGED) "%zu, " SKEY(SK_HOSTS_DISTURBED) "%zu, " SKEY(SK_DISTURBED)
 		"%s, " SKEY(SK_REASONS) "[",
