@@ -480,9 +480,10 @@ knobs_dev() {
 			--offload off --vary mtu=9000 --vary rate=1gbit --out "$T/dev" >"$T/dev.out" 2>"$T/dev.err" || rc=$?
 		echo "$rc" >"$T/dev.rc"
 		{ ip -o link show dev dv0 | sed "s/.* mtu \([0-9]*\) .*/\1/"; tc qdisc show dev dv0; ethtool -k dv0; } >"$T/dev.after"
-		# Ctrl-C in the middle of a run with the knobs set (job control: see sweep_bg).
+		# Ctrl-C in the middle of a run with the knobs set (job control and
+		# the default SIGINT, whatever this test inherited: see sweep_bg).
 		set -m
-		"$SWEEP" --dev dv0 --server 10.201.0.1 --backends tcp --clients 1 --reps 1 -t 60 --warmup 0 \
+		env --default-signal=INT "$SWEEP" --dev dv0 --server 10.201.0.1 --backends tcp --clients 1 --reps 1 -t 60 --warmup 0 \
 			--offload off --vary mtu=9000 --vary rate=1gbit --out "$T/devint" >"$T/devint.out" 2>&1 & pid=$!
 		set +m
 		for _ in $(seq 1200); do grep -qs "rate of host:dv0" "$T"/devint/runs/*.log.part && break; sleep 0.1; done
