@@ -199,15 +199,18 @@ static void print_layers_table(FILE *o, const char *figure, const struct layer_r
 
 /* The model, tab-separated: "stack" or "sibling", the two levels, the
  * layer's name and label. */
+static void print_steps(FILE *o, const char *kind, const struct layer_step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "%s\t%s\t%s\t%s\t%s\n", kind, steps[i].from, steps[i].to, steps[i].name,
+			steps[i].label);
+}
+
 static void print_model(FILE *o)
 {
 	fputs("kind\tlower\tupper\tname\tlabel\n", o);
-	for (size_t i = 0; i < n_stack_steps; i++)
-		fprintf(o, "stack\t%s\t%s\t%s\t%s\n", stack_steps[i].from, stack_steps[i].to,
-			stack_steps[i].name, stack_steps[i].label);
-	for (size_t i = 0; i < n_sibling_steps; i++)
-		fprintf(o, "sibling\t%s\t%s\t%s\t%s\n", sibling_steps[i].from, sibling_steps[i].to,
-			sibling_steps[i].name, sibling_steps[i].label);
+	print_steps(o, "stack", stack_steps, n_stack_steps);
+	print_steps(o, "sibling", sibling_steps, n_sibling_steps);
 }
 
 void cmd_decompose(int argc, char **argv)
