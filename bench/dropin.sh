@@ -1,14 +1,17 @@
 #!/bin/bash
 # shellcheck disable=SC2016  # awk programs are single-quoted on purpose
 # The drop-in promise, measured: the default `tbench N` (ours) against dbench
-# 4.0's `tbench N`, each with its own tbench_srv on loopback, and ours against
-# dbench's tbench_srv; paired by repetition and client count, in shuffled
-# order, each run in a network namespace of its own (port 7003, a quiet lo).
+# 4.0's `tbench N`, each with its own tbench_srv on loopback, and crossed (each
+# client against the other's server); paired by repetition and client count,
+# in shuffled order, each run in a network namespace of its own (port 7003).
 #
-#   bench/dropin.sh [--reps 3] [--clients "1 2 8 32 64"] [-t SECS] [--out PREFIX]
+#   bench/dropin.sh [--reps 3] [--clients "1 2 8 32 64"] [-t SECS]
+#                   [--variants "ours dbench ours-on-dbench-srv dbench-on-ours-srv"]
+#                   [--out PREFIX]
 #
-# Writes PREFIX.csv (one row per run) and PREFIX.md (median of the paired
-# ratios per client count). Needs dbench 4.0 (Debian: apt-get install dbench)
+# Writes PREFIX.csv (one row per run: MB/sec, wall time, the client's user and
+# system CPU, its operations) and PREFIX.md (medians of the paired ratios per
+# client count). Needs dbench 4.0 (Debian: apt-get install dbench), GNU time
 # and unshare; run it on an otherwise idle machine.
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
@@ -24,11 +27,12 @@ DBENCH_SRV=/usr/bin/tbench_srv
 LOADFILE=/usr/share/dbench/client.txt
 REPS=3
 CLIENTS="1 2 8 32 64"
+VARIANTS="ours dbench ours-on-dbench-srv dbench-on-ours-srv"
 SECS=10
 OUT="$here/results/bench-dropin"
 
 usage() {
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -36,6 +40,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--reps) REPS="$2"; shift ;;
 	--clients) CLIENTS="$2"; shift ;;
+	--variants) VARIANTS="$2"; shift ;;
 	-t) SECS="$2"; shift ;;
 	--out) OUT="$2"; shift ;;
 	-h|--help) usage ;;
@@ -44,7 +49,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-for f in "$OURS" "$OURS_SRV" "$DBENCH" "$DBENCH_SRV" "$LOADFILE"; do
+for f in "$OURS" "$OURS_SRV" "$DBENCH" "$DBENCH_SRV" "$LOADFILE" /usr/bin/time; do
 	[ -e "$f" ] || { echo "dropin.sh: $f is missing (build first; apt-get install dbench)" >&2; exit 2; }
 done
 unshare -n true 2>/dev/null || { echo "dropin.sh: needs root for unshare -n" >&2; exit 2; }
@@ -52,65 +57,109 @@ unshare -n true 2>/dev/null || { echo "dropin.sh: needs root for unshare -n" >&2
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
-# One run in a fresh namespace: start SERVER, run CLIENT N, print MB/sec.
+# One run in a fresh namespace: start SERVER, run CLIENT N under GNU time
+# (its whole process tree), print "MB/sec,wall_s,user_s,sys_s,ops". Many
+# clients need many descriptors: the soft limit goes up to the hard one. A
+# client still running at 3 -t + 300 s is interrupted (its run counts as nan).
 one_run() {
 	local server="$1" client="$2" n="$3"
 	unshare -n bash -c '
 		set -euo pipefail
+		ulimit -n "$(ulimit -Hn)"
 		ip link set lo up
 		"$1" </dev/null >/dev/null 2>&1 &
 		srv=$!
 		for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/7003) 2>/dev/null && break; sleep 0.1; done
-		"$2" -t "$4" -c "$5" "$3" 127.0.0.1 >"$6" 2>&1 || true
+		/usr/bin/time -f "%e %U %S" -o "$7" timeout -s INT -k 30 "$8" \
+			"$2" -t "$4" -c "$5" "$3" 127.0.0.1 >"$6" 2>&1 || true
 		kill -9 "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true
-	' _ "$server" "$client" "$n" "$SECS" "$LOADFILE" "$TMP/run.out"
-	awk '/^Throughput/ { print $2; f = 1 } END { if (!f) print "nan" }' "$TMP/run.out"
+	' _ "$server" "$client" "$n" "$SECS" "$LOADFILE" "$TMP/run.out" "$TMP/run.time" \
+		"$((3 * SECS + 300))"
+	# The operation table: the Count column between its rule and Throughput.
+	awk -v times="$(tail -n 1 "$TMP/run.time")" '
+		/^ -----/ { table = 1; next }
+		/^Throughput/ { mb = $2; table = 0 }
+		table && $2 ~ /^[0-9]+$/ { ops += $2 }
+		END { split(times, t, " "); printf "%s,%s,%s,%s,%d\n", mb == "" ? "nan" : mb, t[1], t[2], t[3], ops }
+	' "$TMP/run.out"
 }
 
 read -r -a client_counts <<<"$CLIENTS"
 tb_noise_begin bench/dropin.sh || exit 1
-echo "rep,clients,variant,mb_per_sec" >"$OUT.csv"
-total=$((REPS * ${#client_counts[@]} * 3)) done_runs=0
+read -r -a variants <<<"$VARIANTS"
+for variant in "${variants[@]}"; do
+	case "$variant" in
+	ours|dbench|ours-on-dbench-srv|dbench-on-ours-srv) ;;
+	*) echo "dropin.sh: unknown variant '$variant' (ours, dbench, ours-on-dbench-srv, dbench-on-ours-srv)" >&2; exit 2 ;;
+	esac
+done
+echo "rep,clients,variant,mb_per_sec,wall_s,user_s,sys_s,ops" >"$OUT.csv"
+total=$((REPS * ${#client_counts[@]} * ${#variants[@]})) done_runs=0
 for rep in $(seq "$REPS"); do
 	for n in $(shuf -e "${client_counts[@]}"); do
-		for variant in $(shuf -e ours dbench ours-on-dbench-srv); do
+		for variant in $(shuf -e "${variants[@]}"); do
 			case "$variant" in
-			ours) mb="$(one_run "$OURS_SRV" "$OURS" "$n")" ;;
-			dbench) mb="$(one_run "$DBENCH_SRV" "$DBENCH" "$n")" ;;
-			ours-on-dbench-srv) mb="$(one_run "$DBENCH_SRV" "$OURS" "$n")" ;;
+			ours) row="$(one_run "$OURS_SRV" "$OURS" "$n")" ;;
+			dbench) row="$(one_run "$DBENCH_SRV" "$DBENCH" "$n")" ;;
+			ours-on-dbench-srv) row="$(one_run "$DBENCH_SRV" "$OURS" "$n")" ;;
+			dbench-on-ours-srv) row="$(one_run "$OURS_SRV" "$DBENCH" "$n")" ;;
 			esac
-			echo "$rep,$n,$variant,$mb" >>"$OUT.csv"
+			echo "$rep,$n,$variant,$row" >>"$OUT.csv"
 			done_runs=$((done_runs + 1))
-			echo "[$done_runs/$total] rep $rep clients $n $variant: $mb MB/sec" >&2
+			echo "[$done_runs/$total] $(date -u +%H:%M:%S) rep $rep clients $n $variant: $row" >&2
 		done
 	done
 done
 tb_noise_end "$OUT.noise"
 
-# The median of the paired ratios (same rep and client count) per N.
+# Medians per client count: MB/sec, the paired ratios (same rep and client
+# count), wall time, and the client's CPU per operation. CPU covers the whole
+# run but the operation table only the execute phase; both tools warm up for
+# a fifth of -t, so the operations are scaled by (t + t/5) / t for both alike.
 {
 	echo "# Drop-in: ours against dbench 4.0's tbench"
 	echo
-	echo "\`bench/dropin.sh --reps $REPS --clients \"$CLIENTS\" -t $SECS\`, $(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs,"
-	echo "loadfile $LOADFILE; each run in its own network namespace; default options on both sides."
+	echo "\`bench/dropin.sh --reps $REPS --clients \"$CLIENTS\" -t $SECS --variants \"$VARIANTS\"\`,"
+	echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs, loadfile $LOADFILE; each run in its own"
+	echo "network namespace; default options on both sides; commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)."
 	echo
 	tb_noise_md "$OUT.noise"
 	echo
-	echo "| clients | dbench MB/s (median) | ours MB/s (median) | ours ÷ dbench, own servers (median of $REPS paired) | ours on dbench's server ÷ dbench |"
-	echo "|---:|---:|---:|---:|---:|"
-	awk -F, "$(cat "$here/bench/median.awk")"'
-		NR > 1 { v[$1 "," $2 "," $3] = $4; if (!($2 in seen)) { seen[$2] = 1; ns[++k] = $2 } ; reps[$1] = 1 }
+	awk -F, -v secs="$SECS" "$(cat "$here/bench/median.awk")"'
+		function ratios(a, b,    r, x, s) { s = ""
+			for (r in reps) { x = mb[r "," n "," b]; if (x > 0 && mb[r "," n "," a] > 0) s = s " " mb[r "," n "," a] / x }
+			return s }
+		function span(s,    a, k, i, lo, hi) { k = split(s, a, " "); if (!k) return ""
+			lo = hi = a[1]; for (i = 2; i <= k; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
+			return sprintf("%.2f–%.2f", lo, hi) }
+		function cell(s, fmt) { return s == "" ? "-" : sprintf(fmt, median(s)) }
+		function pair(s) { return s == "" ? "-" : sprintf("%.3f (%s, %d)", median(s), span(s), split(s, _t, " ")) }
+		NR > 1 {
+			k = $1 "," $2 "," $3; mb[k] = $4; reps[$1] = 1
+			if (!($2 in seen)) { seen[$2] = 1; ns[++nn] = $2 }
+			if ($4 + 0 <= 0) next
+			all[$2 "," $3] = all[$2 "," $3] " " $4; wall[$2 "," $3] = wall[$2 "," $3] " " $5
+			who = $3 ~ /^ours/ ? "ours" : "dbench"
+			if ($8 > 0) { ops = $8 * (secs + int(secs / 5)) / secs
+				user[$2 "," who] = user[$2 "," who] " " $6 * 1e6 / ops
+				sys[$2 "," who] = sys[$2 "," who] " " $7 * 1e6 / ops }
+		}
 		END {
-			for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (ns[y] + 0 < ns[x] + 0) { t = ns[x]; ns[x] = ns[y]; ns[y] = t }
-			for (x = 1; x <= k; x++) {
-				n = ns[x]; m = 0; ro = rs = dd = oo = ""
-				for (r in reps) {
-					d = v[r "," n ",dbench"]; o = v[r "," n ",ours"]; s = v[r "," n ",ours-on-dbench-srv"]
-					if (d > 0 && o > 0 && s > 0) { m++; ro = ro " " o / d; rs = rs " " s / d; dd = dd " " d; oo = oo " " o }
-				}
-				if (m == 0) { printf "| %s | - | - | - | - |\n", n; continue }
-				printf "| %s | %.1f | %.1f | %.3f | %.3f |\n", n, median(dd), median(oo), median(ro), median(rs)
-			}
+			for (x = 1; x <= nn; x++) for (y = x + 1; y <= nn; y++) if (ns[y] + 0 < ns[x] + 0) { t = ns[x]; ns[x] = ns[y]; ns[y] = t }
+			print "| clients | dbench MB/s | ours MB/s | ours ÷ dbench, own servers | both on dbench'"'"'s server | both on our server |"
+			print "|---:|---:|---:|---:|---:|---:|"
+			for (x = 1; x <= nn; x++) { n = ns[x]
+				printf "| %s | %s | %s | %s | %s | %s |\n", n, cell(all[n ",dbench"], "%.1f"), cell(all[n ",ours"], "%.1f"),
+					pair(ratios("ours", "dbench")), pair(ratios("ours-on-dbench-srv", "dbench")), pair(ratios("ours", "dbench-on-ours-srv")) }
+			print ""
+			print "Ratios: median (lowest–highest, pairs). \"Both on X'"'"'s server\": the two clients against the same server, so the ratio is the clients'"'"' alone."
+			print ""
+			print "| clients | dbench wall s | ours wall s | client user µs/op, dbench | ours | ours ÷ dbench | client system µs/op, dbench | ours |"
+			print "|---:|---:|---:|---:|---:|---:|---:|---:|"
+			for (x = 1; x <= nn; x++) { n = ns[x]; ud = user[n ",dbench"]; uo = user[n ",ours"]
+				r = (ud != "" && uo != "") ? sprintf("%.2f", median(uo) / median(ud)) : "-"
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", n, cell(wall[n ",dbench"], "%.1f"), cell(wall[n ",ours"], "%.1f"),
+					cell(ud, "%.2f"), cell(uo, "%.2f"), r, cell(sys[n ",dbench"], "%.2f"), cell(sys[n ",ours"], "%.2f") }
 		}' "$OUT.csv"
 } >"$OUT.md"
 cat "$OUT.md"
