@@ -20,8 +20,8 @@
  * The TSC is read with rdtsc, which the CPU may execute a little before or
  * after its neighbours (by at most its out-of-order window, tens of ns);
  * rdtscp or a fence would order it but costs as much as clock_gettime()
- * itself. Latencies are kept in buckets 6% wide, so only operations of
- * well under a microsecond (the nop backend's) can see the difference.
+ * itself. Latencies are kept in buckets 1.6% wide, so only operations of
+ * a few microseconds or less (the nop backend's) can see the difference.
  *
  * The state is written once, by clock_init() before any other thread or
  * process starts, and only read after that (forked clients inherit it). */
