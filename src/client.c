@@ -178,8 +178,12 @@ static int replay(struct client *c)
 					memset(st->op, 0, sizeof(st->op));
 					st->bytes = st->wire_bytes = 0;
 				}
-				if (now_phase == PHASE_DONE)
-					return 0;   /* finished after the end: not counted */
+				if (now_phase == PHASE_STOP || now_phase == PHASE_DONE) {
+					/* Finished after the end: not counted. */
+					while (atomic_load(&c->sh->phase) == PHASE_STOP)
+						phase_wait_while(c->sh, PHASE_STOP);
+					return 0;
+				}
 				phase = now_phase;
 			}
 			hist_record(&st->op[op->type], lat);

@@ -231,16 +231,16 @@ struct sort_tasks {
 	struct cost_sample *s;
 	const pid_t *clients;
 	unsigned n;
-	pid_t self;
+	pid_t driver, self;
 };
 
-/* A task into clients or servers; the caller's own thread (the driver)
- * into neither. */
+/* A task into clients or servers; the driver's thread and the caller's
+ * own (the driver, or its sampler) into neither. */
 static void sort_task(pid_t pid, pid_t tid, void *ctx)
 {
 	struct sort_tasks *t = ctx;
 
-	if (tid != t->self)
+	if (tid != t->driver && tid != t->self)
 		add_task(is_client(tid, t->clients, t->n) ? &t->s->clients : &t->s->servers, pid, tid);
 }
 
@@ -266,10 +266,10 @@ static void add_children(pid_t pid, pid_t tid, void *ctx)
 
 /* This process and all its descendants, walked down from here: the
  * sample reads only the run's own tasks, whatever else runs. */
-static void add_tree(struct cost_sample *s, const pid_t *clients, unsigned n)
+static void add_tree(struct cost_sample *s, const pid_t *clients, unsigned n, pid_t driver)
 {
 	struct tree tree = { malloc((1 << 17) * sizeof(pid_t)), 0, 1 << 17 };
-	struct sort_tasks sort = { s, clients, n, (pid_t)syscall(SYS_gettid) };
+	struct sort_tasks sort = { s, clients, n, driver, (pid_t)syscall(SYS_gettid) };
 
 	if (!tree.pid)
 		return;
@@ -345,12 +345,13 @@ static void read_net(const struct cost *c, struct cost_sample *s)
 		s->net_ok[i] = dev;
 }
 
-void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n)
+void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n,
+		 pid_t driver_tid)
 {
 	memset(s, 0, sizeof(*s));
 	read_perf(c, s);
 	read_net(c, s);
-	add_tree(s, client_tids, n);
+	add_tree(s, client_tids, n, driver_tid);
 	const struct task_times *cl = &s->clients, *sv = &s->servers;
 	if (c->from_proc[PERF_TASK_CLOCK])
 		s->perf[PERF_TASK_CLOCK] = cl->exec_ns + sv->exec_ns;

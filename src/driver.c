@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -286,34 +287,72 @@ static void sample_cost(struct driver *d, struct cost_sample *s, struct noise_sa
 	for (unsigned i = 0; i < d->nclients; i++)
 		d->tids[i] = atomic_load(&d->sh->slot[i].tid);
 	if (!end)
-		noise_sample(ns, now_ns());
-	cost_sample(&d->cost, s, d->tids, d->nclients);
+		noise_sample(ns, now_ns(), d->driver_tid);
+	cost_sample(&d->cost, s, d->tids, d->nclients, d->driver_tid);
 	if (end)
-		noise_sample(ns, now_ns());
+		noise_sample(ns, now_ns(), d->driver_tid);
+}
+
+static void *sample_start(void *arg)
+{
+	struct driver *d = arg;
+
+	sample_cost(d, &d->cost.start, &d->noise.start, false);
+	return NULL;
+}
+
+/* The first sample reads a few /proc files per task of the run. With
+ * thousands of clients sharing the CPUs the driver gets little of it, and
+ * the read can take seconds: taken in a thread of its own, it holds up
+ * neither the switch to the execute phase nor its progress lines. Said
+ * when it took long enough to matter to the figures read from it. */
+static void start_sample(struct driver *d, bool clients_running)
+{
+	if (clients_running && pthread_create(&d->sampler, NULL, sample_start, d) == 0)
+		d->sampling = true;
+	else
+		sample_cost(d, &d->cost.start, &d->noise.start, false);
+	d->cost.started = d->noise.started = true;
+}
+
+static void join_sampler(struct driver *d)
+{
+	if (!d->sampling)
+		return;
+	pthread_join(d->sampler, NULL);
+	d->sampling = false;
+	double took = (d->noise.start.at_ns > d->exec_start ? d->noise.start.at_ns - d->exec_start : 0) / 1e9;
+	uint64_t span = d->exec_end > d->exec_start ? d->exec_end - d->exec_start : 0;
+	if (span && took > SAMPLE_LATE_SHARE * span / 1e9)
+		warn(d, "warning: the run's CPU was first read %.2f s into the execute phase (of %.2f s): "
+		     "its CPU, cost and noise figures cover the run from then", took, span / 1e9);
 }
 
 /* Loadfile lines reached by every client; *waiting when one of them waits
- * by wish (a Sleep line, or -R's pace): then no progress is no stall. */
+ * by wish (a Sleep line, or -R's pace): then no progress is no stall.
+ * From the warm-up, the clients see the execute phase first and the first
+ * sample follows; from the set-up (no warm-up), the sample comes first, so
+ * that a short pass (--run-once) cannot be over, its CPU unread, before it. */
 static void set_phase(struct driver *d, int phase, uint64_t now)
 {
+	bool from_warmup = d->phase == PHASE_WARMUP;
+
 	d->phase = phase;
-	/* Before the clients see the phase: a short pass (--run-once) may
-	 * otherwise be over, its switches uncounted, when /proc is read. The
-	 * phase starts when they see it, after the sample. */
-	if (phase == PHASE_EXECUTE) {
-		bool waiting;
-		sample_cost(d, &d->cost.start, &d->noise.start, false);
-		d->cost.started = d->noise.started = true;
+	if (phase == PHASE_EXECUTE && !from_warmup) {
+		start_sample(d, false);
 		now = now_ns();
-		noise_start_watch(&d->noise, driver_progress_of(d, &waiting), now);
 	}
 	if (phase == PHASE_EXECUTE) {
+		bool waiting;
+		noise_start_watch(&d->noise, driver_progress_of(d, &waiting), now);
 		d->exec_start = now;
 		for (unsigned i = 0; i < d->nclients; i++)
 			d->base[i] = atomic_load_explicit(&d->sh->slot[i].bytes, memory_order_relaxed);
 	}
 	phase_set(d->sh, phase);
 	driver_tell_phase(d, phase);
+	if (phase == PHASE_EXECUTE && from_warmup)
+		start_sample(d, true);
 }
 
 /* Run-once: the run ends when the last client finished its pass. */
@@ -466,6 +505,7 @@ static int driver_init(struct driver *d, const struct run_config *cfg,
 	memset(d, 0, sizeof(*d));
 	d->cfg = cfg;
 	d->obs = obs ? obs : &none;
+	d->driver_tid = (pid_t)syscall(SYS_gettid);
 	/* First, for driver_free, and before any task starts: the counters
 	 * follow those created after. Without --perf it opens nothing: /proc
 	 * is read at the samples. */
@@ -540,6 +580,11 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 		driver_set_error(&d, "%s", err.msg);
 	else if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
+	/* The end's figures are those of this instant: clients that finish an
+	 * operation while the last sample is read count it no more. */
+	if (d.cost.started)
+		phase_set(d.sh, PHASE_STOP);
+	join_sampler(&d);
 	schedule_summary(&d);
 	if (d.cost.started) {
 		sample_cost(&d, &d.cost.end, &d.noise.end, true);

@@ -20,6 +20,7 @@
 #define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
 #define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
 #define RELEASE_NS 1000000000ull  /* every client begins its first operation within it */
+#define SAMPLE_LATE_SHARE 0.02     /* a first sample later than this share of the execute phase is said */
 
 struct driver {
 	const struct run_config *cfg;
@@ -45,6 +46,9 @@ struct driver {
 	struct cost cost;               /* counters, and the samples of the execute phase */
 	struct noise noise;             /* sampled with the cost; the stall watch */
 	pid_t *tids;                    /* the clients' tasks */
+	pid_t driver_tid;               /* this thread: neither client nor server */
+	pthread_t sampler;              /* takes the execute phase's first sample */
+	bool sampling;                  /* sampler started and not yet joined */
 };
 
 static inline bool slot_done(const struct slot *s)

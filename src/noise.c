@@ -35,8 +35,9 @@ static void read_frequencies(struct noise_sample *s)
 	}
 }
 
-void noise_sample(struct noise_sample *s, uint64_t now)
+void noise_sample(struct noise_sample *s, uint64_t now, pid_t driver_tid)
 {
+	char path[64];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(s, 0, sizeof(*s));
@@ -47,7 +48,8 @@ void noise_sample(struct noise_sample *s, uint64_t now)
 	s->outside_ok = proc_outside_tasks(getpid(), &s->outside) == 0;
 	struct proc_stat self;
 	long hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
-	if (proc_stat_read("/proc/thread-self/stat", &self) == 0)
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)driver_tid);
+	if (proc_stat_read(path, &self) == 0)
 		s->driver_s = (double)(self.utime + self.stime) / hz;
 	read_frequencies(s);
 }

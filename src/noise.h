@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cost.h"
 #include "procfs.h"
@@ -67,7 +68,7 @@ struct noise_figures {
 	unsigned reasons;           /* bit per enum noise_reason */
 };
 
-void noise_sample(struct noise_sample *s, uint64_t now);
+void noise_sample(struct noise_sample *s, uint64_t now, pid_t driver_tid);
 /* After the end sample: the other tasks' times between the two, their
  * lists freed. noise_free frees them where no end sample came. */
 void noise_finish(struct noise *n);

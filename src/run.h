@@ -80,8 +80,10 @@ struct run_result {
 };
 
 /* The phases of a run, in order. The clients read the current one from
- * the shared mapping (shared.h). */
-enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_DONE };
+ * the shared mapping (shared.h). PHASE_STOP: the execute phase is over
+ * and the driver takes its last sample; the clients count nothing more and
+ * wait, still there to be read, for PHASE_DONE. Observers never see it. */
+enum phase { PHASE_SETUP, PHASE_WARMUP, PHASE_EXECUTE, PHASE_STOP, PHASE_DONE };
 
 /* --show-execute-time: one record per pass, kept by its client and told
  * when the run is over, so that measuring writes nothing. */
