@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,7 @@ static void *sample_start(void *arg)
 	struct driver *d = arg;
 
 	sample_cost(d, &d->cost.start, &d->noise.start, false);
+	d->first_read_ns = now_ns();
 	return NULL;
 }
 
@@ -321,11 +323,13 @@ static void join_sampler(struct driver *d)
 		return;
 	pthread_join(d->sampler, NULL);
 	d->sampling = false;
-	double took = (d->noise.start.at_ns > d->exec_start ? d->noise.start.at_ns - d->exec_start : 0) / 1e9;
+	double from = (d->noise.start.at_ns > d->exec_start ? d->noise.start.at_ns - d->exec_start : 0) / 1e9;
+	double to = (d->first_read_ns > d->exec_start ? d->first_read_ns - d->exec_start : 0) / 1e9;
 	uint64_t span = d->exec_end > d->exec_start ? d->exec_end - d->exec_start : 0;
-	if (span && took > SAMPLE_LATE_SHARE * span / 1e9)
-		warn(d, "warning: the run's CPU was first read %.2f s into the execute phase (of %.2f s): "
-		     "its CPU, cost and noise figures cover the run from then", took, span / 1e9);
+	if (span && to > SAMPLE_LATE_SHARE * span / 1e9)
+		warn(d, "warning: the run's tasks were first read from %.2f to %.2f s into the execute "
+		     "phase (of %.2f s): its CPU, cost and noise figures cover the run from then",
+		     from, to, span / 1e9);
 }
 
 /* Loadfile lines reached by every client; *waiting when one of them waits
@@ -455,7 +459,10 @@ static int collect(struct driver *d, struct run_result *res)
 		return -1;
 	for (unsigned i = 0; i < d->nclients; i++) {
 		const struct client_stats *st = &d->sh->stats[i];
-		res->clients[i] = *st;
+		/* The figures, then each histogram's used buckets alone. */
+		memcpy(&res->clients[i], st, offsetof(struct client_stats, op));
+		for (int op = 0; op < OP_COUNT; op++)
+			hist_merge(&res->clients[i].op[op], &st->op[op]);
 		res->bytes += st->bytes;
 		res->bytes_all += st->bytes_all;
 		res->wire_bytes += st->wire_bytes;

@@ -48,6 +48,7 @@ struct driver {
 	pid_t *tids;                    /* the clients' tasks */
 	pid_t driver_tid;               /* this thread: neither client nor server */
 	pthread_t sampler;              /* takes the execute phase's first sample */
+	uint64_t first_read_ns;         /* when it was done */
 	bool sampling;                  /* sampler started and not yet joined */
 };
 

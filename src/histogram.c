@@ -12,11 +12,15 @@ uint64_t hist_bucket_low(unsigned i)
 
 void hist_merge(struct histogram *dst, const struct histogram *src)
 {
+	if (src->count == 0)
+		return;
+	if (dst->count == 0 || src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
 	if (src->max_ns > dst->max_ns)
 		dst->max_ns = src->max_ns;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+	for (unsigned i = hist_index(src->min_ns), last = hist_index(src->max_ns); i <= last; i++)
 		dst->bucket[i] += src->bucket[i];
 }
 

@@ -5,6 +5,7 @@
 #define TBENCH_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend.h"
@@ -53,8 +54,10 @@ struct client_stats {
 	uint64_t wire_bytes;     /* bytes sent and received, execute phase */
 	double cpu_user, cpu_sys;  /* the client's own CPU seconds */
 	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), whole run */
-	struct histogram op[OP_COUNT];
+	struct histogram op[OP_COUNT];   /* last: the driver copies what comes before whole */
 };
+_Static_assert(offsetof(struct client_stats, op) + OP_COUNT * sizeof(struct histogram) ==
+	       sizeof(struct client_stats), "client_stats: op[] is its last member");
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
 

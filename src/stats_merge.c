@@ -105,7 +105,7 @@ static int add_histogram(struct merge *m, const struct host *x, struct errbuf *e
 		return 0;               /* nothing measured: its status says why */
 	const struct json_node *hist = json_get(lat, SK_HISTOGRAM);
 	const struct json_node *b = hist ? json_get(hist, SK_BUCKETS) : NULL;
-	uint64_t sum, max, count, seen = 0;
+	uint64_t sum, max, count, seen = 0, least = UINT64_MAX;
 	if (!b || b->type != JSON_ARRAY || merge_u64_of(json_get(hist, SK_SUM_NS), &sum) < 0 ||
 	    merge_u64_of(json_get(hist, SK_MAX_NS), &max) < 0 || merge_u64_of(json_get(lat, SK_COUNT), &count) < 0)
 		return err_set(err, "%s: no result.latency.histogram with sum_ns, max_ns and buckets "
@@ -128,10 +128,14 @@ static int add_histogram(struct merge *m, const struct host *x, struct errbuf *e
 				       ", %" PRIu64 ") ns: too many to merge", x->path, lo, hi);
 		m->hist.bucket[k] += (uint32_t)c;
 		seen += c;
+		if (c && lo < least)
+			least = lo;
 	}
 	if (seen != count)
 		return err_set(err, "%s: result.latency.histogram holds %" PRIu64 " operations, "
 			       "result.latency.count says %" PRIu64, x->path, seen, count);
+	if (count && (m->hist.count == 0 || least < m->hist.min_ns))
+		m->hist.min_ns = least;
 	m->hist.count += count;
 	m->hist.sum_ns += sum;
 	if (max > m->hist.max_ns)

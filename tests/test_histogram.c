@@ -87,6 +87,12 @@ static void test_merge(void)
 	hist_merge(sum, &h);
 	hist_merge(sum, &h2);
 	CHECK_EQ_U(sum->count, h.count + h2.count);
+	/* Only the buckets from min_ns to max_ns are read, and all of them. */
+	uint64_t in_buckets = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		in_buckets += sum->bucket[i];
+	CHECK_EQ_U(in_buckets, sum->count);
+	CHECK_EQ_U(sum->min_ns, 1);
 	CHECK_EQ_U(sum->max_ns, 5000000);
 	CHECK_EQ_U(sum->sum_ns, h.sum_ns + h2.sum_ns);
 	free(sum);
