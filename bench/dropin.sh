@@ -54,6 +54,12 @@ for f in "$OURS" "$OURS_SRV" "$DBENCH" "$DBENCH_SRV" "$LOADFILE" /usr/bin/time; 
 done
 unshare -n true 2>/dev/null || { echo "dropin.sh: needs root for unshare -n" >&2; exit 2; }
 
+# Each variant: which server, which client.
+declare -A SERVER_OF=([ours]="$OURS_SRV" [dbench]="$DBENCH_SRV"
+	[ours-on-dbench-srv]="$DBENCH_SRV" [dbench-on-ours-srv]="$OURS_SRV")
+declare -A CLIENT_OF=([ours]="$OURS" [dbench]="$DBENCH"
+	[ours-on-dbench-srv]="$OURS" [dbench-on-ours-srv]="$DBENCH")
+
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
@@ -85,25 +91,18 @@ one_run() {
 }
 
 read -r -a client_counts <<<"$CLIENTS"
-tb_noise_begin bench/dropin.sh || exit 1
 read -r -a variants <<<"$VARIANTS"
 for variant in "${variants[@]}"; do
-	case "$variant" in
-	ours|dbench|ours-on-dbench-srv|dbench-on-ours-srv) ;;
-	*) echo "dropin.sh: unknown variant '$variant' (ours, dbench, ours-on-dbench-srv, dbench-on-ours-srv)" >&2; exit 2 ;;
-	esac
+	[ -n "${CLIENT_OF[$variant]+set}" ] ||
+		{ echo "dropin.sh: unknown variant '$variant' (${!CLIENT_OF[*]})" >&2; exit 2; }
 done
+tb_noise_begin bench/dropin.sh || exit 1
 echo "rep,clients,variant,mb_per_sec,wall_s,user_s,sys_s,ops" >"$OUT.csv"
 total=$((REPS * ${#client_counts[@]} * ${#variants[@]})) done_runs=0
 for rep in $(seq "$REPS"); do
 	for n in $(shuf -e "${client_counts[@]}"); do
 		for variant in $(shuf -e "${variants[@]}"); do
-			case "$variant" in
-			ours) row="$(one_run "$OURS_SRV" "$OURS" "$n")" ;;
-			dbench) row="$(one_run "$DBENCH_SRV" "$DBENCH" "$n")" ;;
-			ours-on-dbench-srv) row="$(one_run "$DBENCH_SRV" "$OURS" "$n")" ;;
-			dbench-on-ours-srv) row="$(one_run "$OURS_SRV" "$DBENCH" "$n")" ;;
-			esac
+			row="$(one_run "${SERVER_OF[$variant]}" "${CLIENT_OF[$variant]}" "$n")"
 			echo "$rep,$n,$variant,$row" >>"$OUT.csv"
 			done_runs=$((done_runs + 1))
 			echo "[$done_runs/$total] $(date -u +%H:%M:%S) rep $rep clients $n $variant: $row" >&2

@@ -180,8 +180,7 @@ static int replay(struct client *c)
 				}
 				if (now_phase == PHASE_STOP || now_phase == PHASE_DONE) {
 					/* Finished after the end: not counted. */
-					while (atomic_load(&c->sh->phase) == PHASE_STOP)
-						phase_wait_while(c->sh, PHASE_STOP);
+					phase_wait_while(c->sh, PHASE_STOP);
 					return 0;
 				}
 				phase = now_phase;

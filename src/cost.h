@@ -55,7 +55,8 @@ struct cost {
  * costs the run nothing. */
 void cost_open(struct cost *c, const char *dev, bool perf);
 /* `client_tids`: the tasks that run clients; every other task of this
- * process and its descendants but the calling thread is a server. */
+ * process and its descendants is a server, but the driver's thread and the
+ * calling one (the driver, or its sampler). */
 void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n,
 		 pid_t driver_tid);
 void cost_close(struct cost *c);

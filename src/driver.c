@@ -342,12 +342,12 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 	bool from_warmup = d->phase == PHASE_WARMUP;
 
 	d->phase = phase;
-	if (phase == PHASE_EXECUTE && !from_warmup) {
-		start_sample(d, false);
-		now = now_ns();
-	}
 	if (phase == PHASE_EXECUTE) {
 		bool waiting;
+		if (!from_warmup) {
+			start_sample(d, false);
+			now = now_ns();
+		}
 		noise_start_watch(&d->noise, driver_progress_of(d, &waiting), now);
 		d->exec_start = now;
 		for (unsigned i = 0; i < d->nclients; i++)

@@ -87,7 +87,7 @@ static void test_merge(void)
 	hist_merge(sum, &h);
 	hist_merge(sum, &h2);
 	CHECK_EQ_U(sum->count, h.count + h2.count);
-	/* Only the buckets from min_ns to max_ns are read, and all of them. */
+	/* Merging reads only min_ns to max_ns: every operation is still there. */
 	uint64_t in_buckets = 0;
 	for (unsigned i = 0; i < HIST_BUCKETS; i++)
 		in_buckets += sum->bucket[i];
