@@ -8,15 +8,18 @@
 #   bench/dropin.sh [--reps 3] [--clients "1 2 8 32 64"] [-t SECS]
 #                   [--variants "ours dbench ours-on-dbench-srv dbench-on-ours-srv"]
 #                   [--out PREFIX]
+#   bench/dropin.sh --report "A.csv B.csv ..." -t SECS --out PREFIX
 #
 # Writes PREFIX.csv (one row per run: MB/sec, wall time, the client's user and
 # system CPU, its operations) and PREFIX.md (medians of the paired ratios per
 # client count). Needs dbench 4.0 (Debian: apt-get install dbench), GNU time
-# and unshare; run it on an otherwise idle machine.
+# and unshare; run it on an otherwise idle machine. --report runs nothing: it
+# joins earlier runs' CSVs (each one's reps numbered on after the last's;
+# their .noise beside them) into one table.
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
-tb_bench_lock bench/dropin.sh "$@"   # never beside the test suite or another benchmark
+ARGS=("$@")
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD:-$here}"
@@ -30,9 +33,10 @@ CLIENTS="1 2 8 32 64"
 VARIANTS="ours dbench ours-on-dbench-srv dbench-on-ours-srv"
 SECS=10
 OUT="$here/results/bench-dropin"
+REPORT=""
 
 usage() {
-	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -43,16 +47,32 @@ while [ $# -gt 0 ]; do
 	--variants) VARIANTS="$2"; shift ;;
 	-t) SECS="$2"; shift ;;
 	--out) OUT="$2"; shift ;;
+	--report) REPORT="$2"; shift ;;
 	-h|--help) usage ;;
 	*) echo "dropin.sh: unknown option $1" >&2; usage ;;
 	esac
 	shift
 done
+# never beside the test suite or another benchmark; --report runs nothing
+[ -n "$REPORT" ] || tb_bench_lock bench/dropin.sh "${ARGS[@]}"
 
-for f in "$OURS" "$OURS_SRV" "$DBENCH" "$DBENCH_SRV" "$LOADFILE" /usr/bin/time; do
-	[ -e "$f" ] || { echo "dropin.sh: $f is missing (build first; apt-get install dbench)" >&2; exit 2; }
-done
-unshare -n true 2>/dev/null || { echo "dropin.sh: needs root for unshare -n" >&2; exit 2; }
+# --report: the CSVs given as one, each one's reps after the last's.
+join_runs() { # CSV...
+	local f last=0
+	echo "rep,clients,variant,mb_per_sec,wall_s,user_s,sys_s,ops"
+	for f in "$@"; do
+		[ -r "$f" ] || { echo "dropin.sh: --report: cannot read $f" >&2; exit 2; }
+		awk -F, -v OFS=, -v off="$last" 'NR > 1 { $1 += off; print }' "$f"
+		last=$((last + $(awk -F, 'NR > 1 && $1 > m { m = $1 } END { print m + 0 }' "$f")))
+	done
+}
+
+if [ -z "$REPORT" ]; then
+	for f in "$OURS" "$OURS_SRV" "$DBENCH" "$DBENCH_SRV" "$LOADFILE" /usr/bin/time; do
+		[ -e "$f" ] || { echo "dropin.sh: $f is missing (build first; apt-get install dbench)" >&2; exit 2; }
+	done
+	unshare -n true 2>/dev/null || { echo "dropin.sh: needs root for unshare -n" >&2; exit 2; }
+fi
 
 # Each variant: which server, which client.
 declare -A SERVER_OF=([ours]="$OURS_SRV" [dbench]="$DBENCH_SRV"
@@ -96,20 +116,26 @@ for variant in "${variants[@]}"; do
 	[ -n "${CLIENT_OF[$variant]+set}" ] ||
 		{ echo "dropin.sh: unknown variant '$variant' (${!CLIENT_OF[*]})" >&2; exit 2; }
 done
-tb_noise_begin bench/dropin.sh || exit 1
-echo "rep,clients,variant,mb_per_sec,wall_s,user_s,sys_s,ops" >"$OUT.csv"
-total=$((REPS * ${#client_counts[@]} * ${#variants[@]})) done_runs=0
-for rep in $(seq "$REPS"); do
-	for n in $(shuf -e "${client_counts[@]}"); do
-		for variant in $(shuf -e "${variants[@]}"); do
-			row="$(one_run "${SERVER_OF[$variant]}" "${CLIENT_OF[$variant]}" "$n")"
-			echo "$rep,$n,$variant,$row" >>"$OUT.csv"
-			done_runs=$((done_runs + 1))
-			echo "[$done_runs/$total] $(date -u +%H:%M:%S) rep $rep clients $n $variant: $row" >&2
+if [ -n "$REPORT" ]; then
+	read -r -a sources <<<"$REPORT"
+	join_runs "${sources[@]}" >"$TMP/joined.csv"
+	mv "$TMP/joined.csv" "$OUT.csv"
+else
+	tb_noise_begin bench/dropin.sh || exit 1
+	echo "rep,clients,variant,mb_per_sec,wall_s,user_s,sys_s,ops" >"$OUT.csv"
+	total=$((REPS * ${#client_counts[@]} * ${#variants[@]})) done_runs=0
+	for rep in $(seq "$REPS"); do
+		for n in $(shuf -e "${client_counts[@]}"); do
+			for variant in $(shuf -e "${variants[@]}"); do
+				row="$(one_run "${SERVER_OF[$variant]}" "${CLIENT_OF[$variant]}" "$n")"
+				echo "$rep,$n,$variant,$row" >>"$OUT.csv"
+				done_runs=$((done_runs + 1))
+				echo "[$done_runs/$total] $(date -u +%H:%M:%S) rep $rep clients $n $variant: $row" >&2
+			done
 		done
 	done
-done
-tb_noise_end "$OUT.noise"
+	tb_noise_end "$OUT.noise"
+fi
 
 # Medians per client count: MB/sec, the paired ratios (same rep and client
 # count), wall time, and the client's CPU per operation. CPU covers the whole
@@ -118,13 +144,25 @@ tb_noise_end "$OUT.noise"
 {
 	echo "# Drop-in: ours against dbench 4.0's tbench"
 	echo
-	echo "\`bench/dropin.sh --reps $REPS --clients \"$CLIENTS\" -t $SECS --variants \"$VARIANTS\"\`,"
-	echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs, loadfile $LOADFILE; each run in its own"
-	echo "network namespace; default options on both sides; commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)."
-	echo
-	tb_noise_md "$OUT.noise"
-	echo
-	awk -F, -v secs="$SECS" "$(cat "$here/bench/median.awk")"'
+	if [ -n "$REPORT" ]; then
+		echo "\`bench/dropin.sh --report \"$REPORT\" -t $SECS\`: the runs of those CSVs as one table,"
+		echo "their reps numbered on in that order; $(nproc) CPUs here, loadfile $LOADFILE. Each part's machine:"
+		echo
+		for f in "${sources[@]}"; do
+			echo "${f##*/}:"
+			echo
+			tb_noise_md "${f%.csv}.noise"
+			echo
+		done
+	else
+		echo "\`bench/dropin.sh --reps $REPS --clients \"$CLIENTS\" -t $SECS --variants \"$VARIANTS\"\`,"
+		echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs, loadfile $LOADFILE; each run in its own"
+		echo "network namespace; default options on both sides; commit $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)."
+		echo
+		tb_noise_md "$OUT.noise"
+		echo
+	fi
+	awk -F, -v secs="$SECS" -v ncpu="$(nproc)" "$(cat "$here/bench/median.awk")"'
 		function ratios(a, b,    r, x, s) { s = ""
 			for (r in reps) { x = mb[r "," n "," b]; if (x > 0 && mb[r "," n "," a] > 0) s = s " " mb[r "," n "," a] / x }
 			return s }
@@ -141,7 +179,8 @@ tb_noise_end "$OUT.noise"
 			who = $3 ~ /^ours/ ? "ours" : "dbench"
 			if ($8 > 0) { ops = $8 * (secs + int(secs / 5)) / secs
 				user[$2 "," who] = user[$2 "," who] " " $6 * 1e6 / ops
-				sys[$2 "," who] = sys[$2 "," who] " " $7 * 1e6 / ops }
+				sys[$2 "," who] = sys[$2 "," who] " " $7 * 1e6 / ops
+				if ($3 == "dbench") mach[$2] = mach[$2] " " ncpu * $5 * 1e6 / ops }
 		}
 		END {
 			for (x = 1; x <= nn; x++) for (y = x + 1; y <= nn; y++) if (ns[y] + 0 < ns[x] + 0) { t = ns[x]; ns[x] = ns[y]; ns[y] = t }
@@ -153,12 +192,22 @@ tb_noise_end "$OUT.noise"
 			print ""
 			print "Ratios: median (lowest–highest, pairs). \"Both on X'"'"'s server\": the two clients against the same server, so the ratio is the clients'"'"' alone."
 			print ""
-			print "| clients | dbench wall s | ours wall s | client user µs/op, dbench | ours | ours ÷ dbench | client system µs/op, dbench | ours |"
-			print "|---:|---:|---:|---:|---:|---:|---:|---:|"
+			print "| clients | dbench wall s | ours wall s | client user µs/op, dbench | ours | ours ÷ dbench | client system µs/op, dbench | ours | machine µs/op, dbench | ratio the user CPU explains | user + system |"
+			print "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 			for (x = 1; x <= nn; x++) { n = ns[x]; ud = user[n ",dbench"]; uo = user[n ",ours"]
+				sd = sys[n ",dbench"]; so = sys[n ",ours"]
 				r = (ud != "" && uo != "") ? sprintf("%.2f", median(uo) / median(ud)) : "-"
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", n, cell(wall[n ",dbench"], "%.1f"), cell(wall[n ",ours"], "%.1f"),
-					cell(ud, "%.2f"), cell(uo, "%.2f"), r, cell(sys[n ",dbench"], "%.2f"), cell(sys[n ",ours"], "%.2f") }
+				# The machine'"'"'s CPU time per operation (all CPUs x wall / ops)
+				# over what it would be with ours'"'"' client CPU in place of dbench'"'"'s:
+				# the MB/sec ratio that alone explains, were the CPUs the limit.
+				m = mach[n] == "" ? 0 : median(mach[n])
+				eu = (m > 0 && ud != "" && uo != "") ? sprintf("%.3f", m / (m - median(ud) + median(uo))) : "-"
+				es = "-"
+				if (eu != "-" && sd != "" && so != "") es = sprintf("%.3f", m / (m - median(ud) + median(uo) - median(sd) + median(so)))
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, cell(wall[n ",dbench"], "%.1f"), cell(wall[n ",ours"], "%.1f"),
+					cell(ud, "%.2f"), cell(uo, "%.2f"), r, cell(sd, "%.2f"), cell(so, "%.2f"), (m > 0 ? sprintf("%.2f", m) : "-"), eu, es }
+			print ""
+			print "Client CPU per operation: GNU time'"'"'s user and system seconds of the client'"'"'s process tree over its operations (the execute phase'"'"'s, scaled by 1.2 for the warm-up); machine µs/op: '"$(nproc)"' CPUs × wall time over the same operations. The last two columns: the MB/sec ratio that the difference in client CPU alone would give if the CPUs were the limit, machine / (machine − dbench'"'"'s client CPU + ours)."
 		}' "$OUT.csv"
 } >"$OUT.md"
 cat "$OUT.md"
