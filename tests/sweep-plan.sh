@@ -161,6 +161,15 @@ resume() {
 		not_ok "--resume retyped: $(cat "$TL_TMP/out" "$TL_TMP/err" 2>/dev/null | head -n 3)"
 	expect_exit 2 "--resume with another -t" "$SWEEP" -n --resume --out "$out" --time 3
 	grep -q -- '--time 3 (the sweep.s: -t 2)' "$TL_TMP/err" && ok "names it and the sweep's" || not_ok "names: $(cat "$TL_TMP/err")"
+	# an option's value may start with '-': it is still that option's
+	jq -n '{ argv: ["--backends", "pipe", "--clients", "1,2", "--reps", "2", "-t", "2", "--label", "-rc1"] }' \
+		>"$out/meta.json"
+	plan --resume --out "$out" --label -rc1
+	grep -q '^[0-9] of 4 runs to do' "$TL_TMP/out" && ok "--resume: --label -rc1 retyped, a value starting with '-'" ||
+		not_ok "--resume --label -rc1: $(cat "$TL_TMP/out" "$TL_TMP/err" 2>/dev/null | head -n 3)"
+	expect_exit 2 "--resume with another --label" "$SWEEP" -n --resume --out "$out" --label -rc2
+	grep -q -- '--label -rc2 (the sweep.s: --label -rc1)' "$TL_TMP/err" && ok "names the option and its value" ||
+		not_ok "names: $(cat "$TL_TMP/err")"
 	rm "$out/meta.json"
 	sed -i '1s/,error$/,oops/' "$out/runs.csv"
 	expect_exit 1 "--resume of a runs.csv with other columns" "$SWEEP" -n "${common[@]}" --resume
@@ -274,6 +283,19 @@ tcp clients=1 offload=off mtu=9000 rate=100mbit rep 1/1: -b tcp -t 10 --warmup 2
 tcp clients=1 offload=off mtu=9000 rate=1gbit rep 1/1: -b tcp -t 10 --warmup 2 -q 1 (device: mtu 9000 rate 1gbit)" ] &&
 		ok "--veth: mtu and rate set by the sweep on the pair, not by tbench" || not_ok "--veth: $(cat "$TL_TMP/runs")"
 
+	plan --backends tcp,pipe --clients 1 --reps 1 --offload on --vary model=processes,threads
+	[ "$(plan_args | sort)" = "pipe clients=1 offload=n/a model=processes rep 1/1: 1
+pipe clients=1 offload=n/a model=threads rep 1/1: --threads 1
+tcp clients=1 offload=on model=processes rep 1/1: 1
+tcp clients=1 offload=on model=threads rep 1/1: --threads 1" ] &&
+		ok "--vary model: --threads for the threads runs of every backend" || not_ok "--vary model: $(plan_args)"
+	grep -q 'client model processes and threads (--vary model)' "$TL_TMP/out" && ok "the plan says both models" ||
+		not_ok "model words: $(cat "$TL_TMP/out")"
+	expect_exit 2 "--threads with --vary model" "$SWEEP" -n --backends pipe --clients 1 --threads --vary model=threads
+	grep -q -- '--threads and --vary model' "$TL_TMP/err" && ok "says why" || not_ok "says why: $(cat "$TL_TMP/err")"
+	expect_exit 2 "--vary model=fibres" "$SWEEP" -n --backends pipe --clients 1 --vary model=fibres
+	grep -q "'fibres' is not processes or threads" "$TL_TMP/err" && ok "names the models" || not_ok "models: $(cat "$TL_TMP/err")"
+
 	if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
 		expect_exit 0 "--plan under taskset -c 1" taskset -c 1 "$SWEEP" --plan --backends pipe --clients 1 --reps 1 \
 			--vary placement=same
@@ -291,7 +313,7 @@ knob_errors() {
 		expect_exit 2 "usage error: $bad" "$SWEEP" --plan --backends tcp,pipe $bad
 		grep -qF -- "$why" "$TL_TMP/err" && ok "says: $why" || not_ok "says '$why': $(cat "$TL_TMP/err")"
 	done <<'EOF'
---vary nosuch=1|unknown knob 'nosuch' (knobs: offload tso gso gro mtu cc nodelay sndbuf rcvbuf family placement rate)
+--vary nosuch=1|unknown knob 'nosuch' (knobs: offload tso gso gro mtu cc nodelay sndbuf rcvbuf family placement model rate)
 --vary mtu|--vary 'mtu': give NAME=V1,V2,...
 --vary mtu=|--vary mtu=: an empty value
 --vary mtu=1500,|--vary mtu=1500,: an empty value

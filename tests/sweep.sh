@@ -399,6 +399,23 @@ knobs_run() {
 		not_ok "cc read back: $(jq -c .socket "$TL_TMP/cc"/runs/*.json)"
 	grep -q 'nosuch.*available' <(cols "$TL_TMP/cc/runs.csv" status,error | grep '^failed') &&
 		ok "cc=nosuch: failed, saying what is available" || not_ok "cc=nosuch: $(cols "$TL_TMP/cc/runs.csv" status,error)"
+
+	# The client model as a knob: each run as asked, read back from its JSON,
+	# a point of each in the summary; resumed, nothing left to run.
+	run_sweep 0 "--vary model=processes,threads" --backends pipe,tcp --clients 2 --reps 1 -t 1 --warmup 0 \
+		--offload on --vary model=processes,threads --out "$TL_TMP/model"
+	[ "$(cols "$TL_TMP/model/runs.csv" backend,model,status | sort | paste -sd' ')" = \
+		"$(printf 'pipe\tprocesses\tok pipe\tthreads\tok tcp\tprocesses\tok tcp\tthreads\tok')" ] &&
+		ok "a run per backend and model, each ok" || not_ok "model runs: $(cols "$TL_TMP/model/runs.csv" backend,model,status,error)"
+	jq -e '.settings.model == "threads"' "$TL_TMP/model"/runs/pipe_*model-threads*.json >/dev/null &&
+		jq -e '.settings.model == "processes"' "$TL_TMP/model"/runs/tcp_*model-processes*.json >/dev/null &&
+		ok "the model read back from the runs' JSON" || not_ok "model read-back: $(jq -c .settings.model "$TL_TMP/model"/runs/*.json)"
+	[ "$(cols "$TL_TMP/model/summary.csv" backend,model | wc -l)" -eq 4 ] && ok "summary: a point per model" ||
+		not_ok "model points: $(cols "$TL_TMP/model/summary.csv" backend,model)"
+	check "meta.json: both models" jq -e '.sweep.client_model == "processes,threads"' "$TL_TMP/model/meta.json"
+	expect_exit 0 "--resume --plan of the model sweep" "$SWEEP" --resume --out "$TL_TMP/model" --plan
+	grep -q '^0 of 4 runs to do' "$TL_TMP/out" && ok "resumed: every model's run done" ||
+		not_ok "model resume: $(cat "$TL_TMP/out" "$TL_TMP/err" | head -n 5)"
 }
 
 # --veth: mtu and rate on the pair (one MTU above veth's maximum, which the

@@ -16,6 +16,7 @@
 #           opt:OPTION    tbench OPTION VALUE (only when tbench makes the namespace: mtu)
 #           sockopt:NAME  tbench -T NAME=VALUE, and tbench_srv -T with --veth
 #           placement     tbench --cpus, --server-cpus; tbench_srv --cpus with --veth
+#           model         tbench --threads, and tbench_srv's with --veth (threads)
 #           -             not by tbench
 # device:   what the sweep sets with --veth and --dev on the devices the run
 #           crosses (net_set_KIND in netns.sh), restored on exit; - none
@@ -35,6 +36,7 @@ sndbuf       sock     bytes      sockopt:SO_SNDBUF       -         json:socket.s
 rcvbuf       sock     bytes      sockopt:SO_RCVBUF       -         json:socket.rcvbuf
 family       sock     family     opt:--family            -         json:settings.family
 placement    all      placement  placement               -         json:settings.cpus
+model        all      model      model                   -         json:settings.model
 rate         wire     rate       -                       rate      device
 '
 KNOB_OFFLOADS=" offload tso gso gro "   # one setting together: the offload label
@@ -70,6 +72,7 @@ knob_bad_value() { # TYPE VALUE
 	family) [[ "$v" =~ ^ipv[46]$ ]] || echo "ipv4 or ipv6" ;;
 	placement) [[ "$v" =~ ^(same|split|free)$ ]] ||
 		echo "same (clients and servers on one CPU), split (on two) or free (not pinned)" ;;
+	model) [[ "$v" =~ ^(processes|threads)$ ]] || echo "processes or threads" ;;
 	rate) [[ "$v" =~ ^[1-9][0-9]{0,5}(bit|kbit|mbit|gbit|tbit)$ ]] ||
 		echo "a tc rate: a number and bit, kbit, mbit, gbit or tbit (e.g. 100mbit)" ;;
 	esac
@@ -235,6 +238,7 @@ knob_tbench_args() { # KNOBS TBENCH_NS OWN_SERVER
 			[ "$cpus" = - ] || printf '%s\n' --cpus "$cpus"
 			[ "$scpus" = - ] || [ "$3" -eq 0 ] || printf '%s\n' --server-cpus "$scpus"
 			;;
+		model) [ "$v" != threads ] || echo --threads ;;
 		esac
 	done
 	opts="$(knob_sockopts "$1")"
@@ -244,6 +248,7 @@ knob_tbench_args() { # KNOBS TBENCH_NS OWN_SERVER
 # tbench_srv's arguments for a run's knobs (--veth): its side of them.
 knob_server_args() { # KNOBS
 	local opts cpus scpus
+	[ "$(knob_value "$1" model)" != threads ] || echo --threads
 	opts="$(knob_sockopts "$1")"
 	[ -z "$opts" ] || printf '%s\n' -T "$opts"
 	read -r cpus scpus <<<"$(knob_placement_cpus "$(knob_value "$1" placement)")"
@@ -324,6 +329,12 @@ knob_columns() { # STATS
 	list="$("$1" row --knobs 2>/dev/null)" || list="$header"
 	KNOB_COLUMNS=()
 	for k in "${KNOB_NAMES[@]}"; do
+		# model is a column of every run (the sweep's one model, not "-"):
+		# a knob column only where it is varied
+		if [ "$k" = model ]; then
+			[ -z "${KNOB_VARY[model]:-}" ] || ! grep -qx model <<<"$header" || KNOB_COLUMNS+=(model)
+			continue
+		fi
 		[[ "$KNOB_OFFLOADS" == *" $k "* ]] || ! grep -qx -- "$k" <<<"$list" || KNOB_COLUMNS+=("$k")
 	done
 	KNOB_READ=""
@@ -353,7 +364,16 @@ knob_set_args() { # KNOBS OFFLOAD-LABEL NET(0|1)
 		done
 	fi
 	for k in "${KNOB_COLUMNS[@]}"; do
+		[ "$k" != model ] || continue   # the caller sets it: knob_model
 		knob_get v "$1" "$k"
 		printf '%s\n' --set "$k=$v"
 	done
+}
+
+# The client model of a run: the one asked for with --vary model, else the
+# sweep's (MODEL: processes, or threads with --threads).
+knob_model() { # KNOBS MODEL
+	local v
+	knob_get v "$1" model
+	if knob_given "$v"; then echo "$v"; else echo "$2"; fi
 }

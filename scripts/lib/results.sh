@@ -59,7 +59,7 @@ git_revision() {
 runs_model() { # STATS
 	local m
 	m="$("$1" select --columns model --tsv "$OUT/runs.csv" 2>/dev/null | sort -u | grep . | paste -sd, || true)"
-	echo "${m:-$(model_name)}"
+	echo "${m:-${KNOB_VARY[model]:-$(model_name)}}"
 }
 
 # ---- the machine around the sweep -------------------------------------------------------------

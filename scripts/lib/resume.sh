@@ -11,27 +11,35 @@
 RESUME_SESSION_OPTS=" --resume --retry-failed --out --tbench --tbench-srv --tbench-stats -q --quiet -n --dry-run --plan "
 RESUME_CHANGEABLE_OPTS=" --max-reps --budget "
 
-# ARGS split into options, one a line, NUL-separated: each option with the
-# words after it that do not start with '-' (its value), "--" with the
-# rest (tbench's own arguments); --name=value as one.
+# ARGS split into options, one a line, NUL-separated: each option with its
+# value when it takes one (the next word, whatever it starts with), "--"
+# with the rest (tbench's own arguments); --name=value as one.
 resume_groups() { # ARGS...
-	local group=() a
+	local group a
 	while [ $# -gt 0 ]; do
 		a="$1"
 		shift
 		if [ "$a" = -- ]; then
-			[ ${#group[@]} -eq 0 ] || printf '%s\0' "${group[*]@Q}"
 			group=(-- "$@")
 			printf '%s\0' "${group[*]@Q}"
 			return
 		fi
-		if [[ "$a" == -* ]] && [ ${#group[@]} -gt 0 ]; then
-			printf '%s\0' "${group[*]@Q}"
-			group=()
+		group=("$a")
+		if [ $# -gt 0 ] && resume_takes_value "$a"; then
+			group+=("$1")
+			shift
 		fi
-		group+=("$a")
+		printf '%s\0' "${group[*]@Q}"
 	done
-	[ ${#group[@]} -eq 0 ] || printf '%s\0' "${group[*]@Q}"
+}
+
+# Status 0 when OPTION takes a value: parse_options, given it alone, says
+# it needs one. The options' arity is parse_options' alone to know.
+resume_takes_value() { # OPTION
+	local err
+	[[ "$1" == -* ]] && [[ "$1" != *=* ]] || return 1
+	err="$( (parse_options "$1") 2>&1 >/dev/null || true)"
+	[[ "$err" == *"$1 needs a value"* ]]
 }
 
 # The option of a group ("'--clients' '1,2'" -> --clients), one name for

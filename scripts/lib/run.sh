@@ -72,7 +72,7 @@ run_one() { # RUN
 	fi
 	[ "$MODE" != lo ] || tbench_ns=1
 	[ -z "$server" ] || own=0
-	set=(--set "backend=$b" --set "clients=$c" --set "offload=$label" --set "rep=$rep" --set "model=$(model_name)")
+	set=(--set "backend=$b" --set "clients=$c" --set "offload=$label" --set "rep=$rep" --set "model=$(knob_model "$knobs" "$(model_name)")")
 	mapfile -t -O "${#set[@]}" set < <(knob_set_args "$knobs" "$label" "$net")
 	if [ "$net" -eq 0 ]; then
 		set+=(--set dev= --set "tso$KNOB_READ=n/a" --set "gso$KNOB_READ=n/a" --set "gro$KNOB_READ=n/a")
