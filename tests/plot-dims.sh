@@ -70,12 +70,19 @@ tcp mtu=1500 placement=split
 tcp mtu=65536 placement=same
 tcp mtu=65536 placement=split
 pipe placement=same
-pipe placement=split
-nop placement=same
-nop placement=split"
+pipe placement=split"
 	[ "$(titles "$TL_TMP/keep/throughput.gp" | grep -v -e '^single runs$')" = "$want" ] &&
-		ok "one line per backend x mtu x placement, titled by the knobs that vary" ||
+		ok "one line per backend x mtu x placement, titled by the knobs that vary; nop apart" ||
 		not_ok "throughput titles: $(titles "$TL_TMP/keep/throughput.gp")"
+	# nop (4004.5 to 10404.5 MB/sec) would force a log axis: its range is in the title instead
+	grep -q 'nop (no transport, the harness alone) is left off this axis: 400[45]–1040[45] MB/sec; --logy draws it' \
+		"$TL_TMP/keep/throughput.gp" && ok "nop's range in the title" || not_ok "nop: $(grep 'set title' "$TL_TMP/keep/throughput.gp")"
+	# what is left spans less than the factor 20 that makes the axis log
+	cat "$TL_TMP/keep"/tp.*.dat "$TL_TMP/keep"/tp.*.runs | awk 'NR == 1 || $2 < lo { lo = $2 } $2 > hi { hi = $2 }
+		END { exit !(hi / lo < 20) }' && ok "a linear axis for the transports" || not_ok "the transports span a factor 20"
+	expect_exit 0 "tbench-plot --logy" "$PLOT" --logy --keep-data "$TL_TMP/keep-logy" --out-dir "$TL_TMP/logy" "$sweep"
+	titles "$TL_TMP/keep-logy/throughput.gp" | grep -qx 'nop placement=split' && ok "--logy draws nop" ||
+		not_ok "--logy titles: $(titles "$TL_TMP/keep-logy/throughput.gp")"
 	grep -q '<text>tcp mtu=65536 placement=split</text>' "$sweep/throughput.svg" &&
 		ok "the SVG's key says it" || not_ok "no 'tcp mtu=65536 placement=split' in throughput.svg"
 	# its means: 300 * 1.6 * 1.3 * sqrt(4) + 4.5 at 4 clients
@@ -102,7 +109,7 @@ faceted() {
 	[ "$(grep -c '^set title "placement=' "$keep/throughput.gp")" -eq 4 ] && # twice: PNG and SVG
 		grep -q '^set title "placement=split"' "$keep/throughput.gp" && ok "one panel per placement" ||
 		not_ok "panels: $(grep '^set title' "$keep/throughput.gp")"
-	[ "$(titles "$keep/throughput.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp mtu=1500,tcp mtu=65536,pipe,nop" ] &&
+	[ "$(titles "$keep/throughput.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp mtu=1500,tcp mtu=65536,pipe" ] &&
 		ok "the lines of a panel: the other knob's values" || not_ok "--by titles: $(titles "$keep/throughput.gp")"
 	local n
 	n="$(awk -F'\t' '$4 == "tcp mtu=65536" { print $1 }' "$keep/tp.list")"
@@ -121,7 +128,7 @@ older() {
 	"$STATS" select --columns backend,clients,offload,rep,model,tso_read,gso_read,gro_read,status,mb_per_sec,ops_per_sec,cpu_us_per_mb \
 		"$sweep/runs.csv" | sed '1s/_read//g' >"$old/runs.csv"
 	expect_exit 0 "tbench-plot of an older runs.csv" "$PLOT" --keep-data "$keep" "$old"
-	[ "$(titles "$keep/throughput.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp,pipe,nop" ] &&
+	[ "$(titles "$keep/cpu.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp,pipe,nop" ] &&
 		ok "older runs.csv: one line per backend" || not_ok "older titles: $(titles "$keep/throughput.gp")"
 }
 
@@ -137,6 +144,18 @@ decomposition() {
 	[ -s "$dec/decomposition.png" ] && [ "$(cut -f2 "$keep/lcpu.list" | paste -sd,)" = harness,copy_wakeup,tcp-pipe ] &&
 		ok "decomposition: nop, pipe, then tcp" || not_ok "decomposition layers: $(cat "$keep/lcpu.list" 2>&1)"
 	check "and says which points it took" grep -q 'Where mtu, placement vary, each level is its first point' "$keep/decomposition.gp"
+	# wall time per client only up to the CPUs (meta.json: 2): clients 1 and 2, x slots 0 and 1
+	jq -n '{ host: { name: "h", kernel: "6.18", cores_online: 2 } }' >"$dec/meta.json"
+	expect_exit 0 "decomposition of a sweep on 2 CPUs" "$PLOT" --keep-data "$keep-2" "$dec"
+	[ "$(cat "$keep-2"/lwall.*.dat | cut -d' ' -f1 | sort -u | paste -sd,)" = 0,1 ] &&
+		[ "$(cat "$keep-2"/lcpu.*.dat | cut -d' ' -f1 | sort -u | paste -sd,)" = 0,1,2 ] &&
+		ok "wall time up to 2 clients, CPU time at all 3" || not_ok "wall x: $(cat "$keep-2"/lwall.*.dat)"
+	check "its title says why" grep -q 'up to 2 clients (the CPUs)' "$keep-2/decomposition.gp"
+	jq -n '{ host: { name: "h", kernel: "6.18", cores_online: 1 } }' >"$dec/meta.json"
+	"$STATS" select --where clients=4 "$dec/runs.csv" >"$dec/runs4.csv"
+	mv "$dec/runs4.csv" "$dec/runs.csv"
+	expect_exit 0 "decomposition of 4 clients on 1 CPU" "$PLOT" --keep-data "$keep-1" "$dec"
+	check "no wall-time panel, and why" grep -q 'No wall-time panel: every client count swept is above the 1 CPUs' "$keep-1/decomposition.gp"
 }
 
 # The newer backends beside the stack: each against its nearest sibling
@@ -220,8 +239,49 @@ compared() {
 	[ "$(grep -c '^tcp,' "$TL_TMP/out")" -eq 6 ] && ok "--keys: tcp at 3 client counts x 2 MTUs" || not_ok "$(cat "$TL_TMP/out")"
 }
 
+# Two sweeps (before and after: tcp at mtu 65536, split, 10% faster) drawn
+# together: a panel each, titled from its meta.json; or lines of one panel.
+several() {
+	local before="$TL_TMP/before" after="$TL_TMP/after" out="$TL_TMP/two" keep="$TL_TMP/keep-two" n
+	mkdir -p "$before" "$after"
+	cp "$sweep/runs.csv" "$before/"
+	make_runs 1.1 | unvaried >"$after/runs.csv"
+	jq -n '{ host: { name: "hostA", kernel: "6.18", cores_online: 2 }, start: "2026-12-01T10:00",
+		sweep: { time_s: 10, reps: 2, client_model: "processes", mode: "lo" } }' >"$before/meta.json"
+	jq '.host.name = "hostB"' "$before/meta.json" >"$after/meta.json"
+	expect_exit 2 "several DIRs without --out-dir" "$PLOT" "$before" "$after"
+	check "says what to give" grep -q 'several DIRs: give --out-dir D' "$TL_TMP/err"
+	expect_exit 0 "tbench-plot of two sweeps" "$PLOT" --out-dir "$out" --keep-data "$keep" "$before" "$after"
+	[ -s "$out/throughput.png" ] && [ -s "$out/cpu.png" ] && [ ! -e "$out/decomposition.png" ] &&
+		ok "throughput and CPU; no decomposition of two sweeps" || not_ok "two sweeps: $(ls "$out")"
+	grep -q '^set title "before\\nhostA, Linux 6.18, 2 CPUs' "$keep/throughput.gp" &&
+		grep -q '^set title "after\\nhostB, Linux 6.18' "$keep/throughput.gp" &&
+		ok "a panel per sweep, titled from its meta.json" || not_ok "panels: $(grep '^set title' "$keep/throughput.gp")"
+	n="$(awk -F'\t' '$4 == "tcp mtu=65536 placement=split" { print $1 }' "$keep/tp.list")"
+	[ "$(awk '$1 == 4 { print $2 }' "$keep/tp.0.$n.dat")" = 1252.5 ] &&
+		[ "$(awk '$1 == 4 { print $2 }' "$keep/tp.1.$n.dat")" = 1377.75 ] &&
+		ok "each panel its own sweep's means" || not_ok "means: $(cat "$keep/tp.0.$n.dat" "$keep/tp.1.$n.dat")"
+	expect_exit 0 "two sweeps --by placement" "$PLOT" --by placement --out-dir "$out" --keep-data "$keep-by" "$before" "$after"
+	titles "$keep-by/throughput.gp" | grep -qx 'tcp sweep=after mtu=65536' && ok "the sweeps as lines: sweep=NAME" ||
+		not_ok "--by placement titles: $(titles "$keep-by/throughput.gp")"
+	"$STATS" select --columns backend,clients,offload,rep,model,status,mb_per_sec "$after/runs.csv" >"$TL_TMP/short.csv"
+	mv "$TL_TMP/short.csv" "$after/runs.csv"
+	expect_exit 1 "two sweeps of other columns" "$PLOT" --out-dir "$out" "$before" "$after"
+	check "says which" grep -q "after/runs.csv has other columns than .*before/runs.csv" "$TL_TMP/err"
+	make_runs 1.1 | unvaried >"$after/runs.csv"
+	expect_exit 0 "tbench-compare A B C --csv" "$COMPARE" --csv "$before" "$after" "$sweep"
+	[ "$(head -n 1 "$TL_TMP/out" | cut -d, -f1-3)" = sweep,backend,clients ] &&
+		[ "$(awk -F, -v b="$after" '$1 == b && $2 != "geomean"' "$TL_TMP/out" | grep -c .)" -eq 24 ] &&
+		[ "$(awk -F, -v b="$sweep" '$1 == b && $2 == "tcp"' "$TL_TMP/out" | grep -c .)" -eq 12 ] &&
+		ok "one table, a column naming B" || not_ok "A B C: $(cut -c1-60 "$TL_TMP/out")"
+	expect_exit 0 "tbench-compare A B C" "$COMPARE" "$before" "$after" "$sweep"
+	[ "$(grep -c '^== .* against .*before$' "$TL_TMP/out")" -eq 2 ] && ok "a block per B" || not_ok "blocks: $(cat "$TL_TMP/out")"
+	expect_exit 2 "--verdict of two Bs" "$COMPARE" --verdict 'mb_per_sec<-3%' "$before" "$after" "$sweep"
+}
+
 plain
 faceted
+several
 older
 decomposition
 siblings
