@@ -80,6 +80,8 @@ pipe placement=split"
 	# what is left spans less than the factor 20 that makes the axis log
 	cat "$TL_TMP/keep"/tp.*.dat "$TL_TMP/keep"/tp.*.runs | awk 'NR == 1 || $2 < lo { lo = $2 } $2 > hi { hi = $2 }
 		END { exit !(hi / lo < 20) }' && ok "a linear axis for the transports" || not_ok "the transports span a factor 20"
+	check "and CPU per MB's" grep -q 'nop (no transport, the harness alone) is left off this axis: [0-9]*–[0-9]* µs per MB' \
+		"$TL_TMP/keep/cpu.gp"
 	expect_exit 0 "tbench-plot --logy" "$PLOT" --logy --keep-data "$TL_TMP/keep-logy" --out-dir "$TL_TMP/logy" "$sweep"
 	titles "$TL_TMP/keep-logy/throughput.gp" | grep -qx 'nop placement=split' && ok "--logy draws nop" ||
 		not_ok "--logy titles: $(titles "$TL_TMP/keep-logy/throughput.gp")"
@@ -128,7 +130,7 @@ older() {
 	"$STATS" select --columns backend,clients,offload,rep,model,tso_read,gso_read,gro_read,status,mb_per_sec,ops_per_sec,cpu_us_per_mb \
 		"$sweep/runs.csv" | sed '1s/_read//g' >"$old/runs.csv"
 	expect_exit 0 "tbench-plot of an older runs.csv" "$PLOT" --keep-data "$keep" "$old"
-	[ "$(titles "$keep/cpu.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp,pipe,nop" ] &&
+	[ "$(titles "$keep/throughput.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp,pipe" ] &&
 		ok "older runs.csv: one line per backend" || not_ok "older titles: $(titles "$keep/throughput.gp")"
 }
 
@@ -252,8 +254,11 @@ several() {
 	expect_exit 2 "several DIRs without --out-dir" "$PLOT" "$before" "$after"
 	check "says what to give" grep -q 'several DIRs: give --out-dir D' "$TL_TMP/err"
 	expect_exit 0 "tbench-plot of two sweeps" "$PLOT" --out-dir "$out" --keep-data "$keep" "$before" "$after"
-	[ -s "$out/throughput.png" ] && [ -s "$out/cpu.png" ] && [ ! -e "$out/decomposition.png" ] &&
-		ok "throughput and CPU; no decomposition of two sweeps" || not_ok "two sweeps: $(ls "$out")"
+	[ -s "$out/throughput.png" ] && [ -s "$out/cost.png" ] && [ -s "$out/cpu.png" ] && [ ! -e "$out/decomposition.png" ] &&
+		ok "throughput, cost and CPU; no decomposition of two sweeps" || not_ok "two sweeps: $(ls "$out") $(cat "$TL_TMP/err")"
+	n="$(awk -F'\t' '$4 == "tcp mtu=65536 placement=split" { print $1 }' "$keep/cost.list")"
+	[ -n "$n" ] && [ -s "$keep/cost.0.$n.dat" ] && [ -s "$keep/cost.1.$n.dat" ] && ok "cost: each sweep above its own nop" ||
+		not_ok "cost of two sweeps: $(cat "$keep/cost.list" 2>&1)"
 	grep -q '^set title "before\\nhostA, Linux 6.18, 2 CPUs' "$keep/throughput.gp" &&
 		grep -q '^set title "after\\nhostB, Linux 6.18' "$keep/throughput.gp" &&
 		ok "a panel per sweep, titled from its meta.json" || not_ok "panels: $(grep '^set title' "$keep/throughput.gp")"

@@ -45,10 +45,11 @@ sweeps_join() { # OUT
 	done >"$1"
 }
 
-# The key columns of a joined table: sweep, then tbench-stats' own (backend,
-# clients, model and the knob columns it has).
+# The key columns of a joined table: tbench-stats' own (backend, clients,
+# model and the knob columns it has) with sweep after clients (cost wants
+# backend and clients first).
 sweeps_keys() { # STATS FILE
-	local header k keys="sweep,backend,clients"
+	local header k keys="backend,clients,sweep"
 	header=",$(head -n 1 "$2"),"
 	for k in model $("$1" row --knobs); do
 		[[ "$header" != *",$k,"* ]] || keys+=",$k"
