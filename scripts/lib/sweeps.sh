@@ -1,8 +1,25 @@
 # shellcheck shell=bash
-# Several sweeps as one table (sourced by tbench-plot): their runs.csv
-# joined under a first column "sweep" that names each by its directory, so
-# that a summary keyed on it keeps their points apart and a plot can draw
-# them side by side (--by sweep) or as lines of one panel.
+# Sweeps' tables (sourced by tbench-plot and tbench-report, which set
+# STATS): the dimensions a table varies; and several sweeps as one table,
+# their runs.csv joined under a first column "sweep" that names each by its
+# directory, so that a summary keyed on it keeps their points apart and a
+# plot can draw them side by side (--by sweep) or as lines of one panel.
+
+header_of() { # FILE
+	"$STATS" select "$1" | sed -n 1p
+}
+
+# The dimensions of SUMMARY that vary (model and knob columns with more
+# than one value other than n/a), one a line, except SKIP (the --by knob).
+varying_dims() { # SUMMARY SKIP
+	local header d
+	header=",$(header_of "$1"),"
+	for d in sweep model $("$STATS" row --knobs); do
+		if [ "$d" = "$2" ] || [[ "$header" != *",$d,"* ]]; then continue; fi
+		[ "$("$STATS" select --columns "$d" --tsv "$1" | grep -v -x -e 'n/a' -e '' | sort -u | wc -l)" -le 1 ] ||
+			echo "$d"
+	done
+}
 
 declare -A SWEEP_DIR=()   # label -> directory
 SWEEP_LABELS=()           # in the order given
