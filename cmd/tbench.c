@@ -190,6 +190,22 @@ static void report_end(const struct run_result *res)
 		fprintf(stderr, "tbench: interrupted during the warm-up: nothing was measured\n");
 }
 
+/* A client and its own server hold up to FDS_PER_CLIENT descriptors, all in
+ * one process with --threads: the limit raised to that where allowed. When
+ * it is not enough, a client's "Too many open files" says how to raise it. */
+enum { FDS_PER_CLIENT = 4, FDS_BASE = 64 };
+
+static void raise_fds(const struct run_config *cfg)
+{
+	unsigned long per = cfg->bcfg.processes ? (cfg->clients_per_process ? cfg->clients_per_process : 1)
+						 : cfg->bcfg.nclients;
+	unsigned long limit;
+	struct errbuf err;
+
+	if (raise_fd_limit(FDS_BASE + FDS_PER_CLIENT * per, &limit, &err) < 0)
+		fprintf(stderr, "tbench: note: %s\n", err.msg);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -201,9 +217,6 @@ int main(int argc, char **argv)
 
 	bool stdout_closed = hold_std_fds();
 	install_signals();   /* first: a Ctrl-C while the loadfile is read is not lost */
-	unsigned long fds;
-	if (raise_fd_limit(&fds, &err) < 0)   /* a client and its server each hold some */
-		fprintf(stderr, "tbench: note: %s\n", err.msg);
 	int rc = options_parse(argc, (const char **)argv, &o);
 	if (rc != 0) {
 		if (o.list_backends)
@@ -233,6 +246,7 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return EXIT_USAGE;
 	}
+	raise_fds(&o.run);
 	report_header(stdout, &o.run, &o.report);
 
 	struct report_live live = { .out = stdout, .err = stderr, .quiet = o.report.quiet,

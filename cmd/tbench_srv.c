@@ -182,7 +182,7 @@ static void raise_limits(const struct server_config *cfg)
 	unsigned long limit;
 	struct errbuf err;
 
-	if (raise_fd_limit(&limit, &err) < 0) {
+	if (raise_fd_limit(0, &limit, &err) < 0) {
 		fprintf(stderr, "tbench_srv: %s; going on with the current limit\n", err.msg);
 		return;
 	}

@@ -4,6 +4,7 @@
  * loadfile's Sleep lines and timestamps, or -R, ask for). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -107,6 +108,24 @@ static uint64_t before_op(struct client *c, struct rate *rate, const struct op *
 	return wait_until_due(pass_start + op->due_ms * 1000000ull, now);
 }
 
+/* A connection; out of descriptors, the error says which limit to raise. */
+static int open_conn(const struct run_config *cfg, void *backend_run, unsigned id, void **conn,
+		     struct errbuf *err)
+{
+	if (cfg->backend->open(backend_run, &cfg->bcfg, id, conn, err) == 0)
+		return 0;
+	if (errno == EMFILE || errno == ENFILE) {
+		struct rlimit rl;
+		struct errbuf why = *err;
+		getrlimit(RLIMIT_NOFILE, &rl);
+		err_set(err, "%s (%s: this process may have %llu open; raise ulimit -n, and as "
+			"root ulimit -Hn, or run fewer clients in a process)", why.msg,
+			errno == EMFILE ? "RLIMIT_NOFILE" : "fs.file-max, the system's limit",
+			(unsigned long long)rl.rlim_cur);
+	}
+	return -1;
+}
+
 /* The backend's own counts of a connection, kept before it closes. */
 static void close_conn(struct client *c)
 {
@@ -122,13 +141,11 @@ static void close_conn(struct client *c)
  * operation of its own (Connect), as netperf's TCP_CRR does. */
 static uint64_t reconnect(struct client *c, uint64_t t_start, struct errbuf *err)
 {
-	const struct backend *be = c->cfg->backend;
-
 	close_conn(c);
-	if (be->open(c->backend_run, &c->cfg->bcfg, c->id, &c->conn, err) < 0)
+	if (open_conn(c->cfg, c->backend_run, c->id, &c->conn, err) < 0)
 		return 0;
 	uint64_t t = now_ns();
-	hist_record(&c->st->op[OP_CONNECT], t - t_start);
+	stats_record(c->st, OP_CONNECT, t - t_start);
 	return t;
 }
 
@@ -175,7 +192,7 @@ static int replay(struct client *c)
 				/* The warm-up's counts are not the execute phase's, even
 				 * when no operation of the execute phase finished. */
 				if (phase != PHASE_EXECUTE) {
-					memset(st->op, 0, sizeof(st->op));
+					stats_clear_ops(st);
 					st->bytes = st->wire_bytes = 0;
 				}
 				if (now_phase == PHASE_STOP || now_phase == PHASE_DONE) {
@@ -185,7 +202,7 @@ static int replay(struct client *c)
 				}
 				phase = now_phase;
 			}
-			hist_record(&st->op[op->type], lat);
+			stats_record(st, op->type, lat);
 			st->bytes += op->payload;
 			st->wire_bytes += op->exchanges ? send + op->recv : 0;
 			st->bytes_all += op->payload;
@@ -231,7 +248,7 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 	atomic_store(&c.slot->tid, (int)syscall(SYS_gettid));
 	/* The set-up is in flight for the driver's watchdog until the client is ready. */
 	atomic_store(&c.slot->op_start_ns, now_ns());
-	if (be->open(backend_run, &cfg->bcfg, id, &c.conn, &err) < 0)
+	if (open_conn(cfg, backend_run, id, &c.conn, &err) < 0)
 		return client_fail(&c, NULL, &err);
 	if (id == 0 && be->socket_info)   /* once, outside the replay loop */
 		be->socket_info(c.conn, &sh->socket);

@@ -110,25 +110,37 @@ static int wait_start_at(struct driver *d)
 	return -1;
 }
 
-/* Set-up: dbench's "N of N processes prepared for launch" lines, told once
- * a poll until every client is ready; then the release. */
+/* Set-up: the clients started a few at a time, and dbench's "N of N
+ * processes prepared for launch" lines, told once a poll until every
+ * client is ready; then the release. */
 static int wait_ready(struct driver *d)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = d->setup_start = now_ns(), next_line = t0;
 	unsigned nprocs = run_procs(d->cfg), per = d->cfg->bcfg.processes ? d->per_proc : 1;
+	struct errbuf err;
+	int spawning = 1;
 
 	for (;;) {
-		unsigned ready = driver_count_ready(d);
-		int end = checkpoint(d, now_ns());
+		if (spawning && (spawning = driver_spawn_more(d, &err)) < 0) {
+			driver_set_error(d, "%s", err.msg);
+			return RUN_FAILED;
+		}
+		uint64_t now = now_ns();
+		if (now < next_line) {   /* the checkpoint scans every child: once a poll */
+			sleep_ns(SPAWN_POLL_NS);
+			continue;
+		}
+		int end = checkpoint(d, now);
 		if (end >= 0)
 			return end;
+		unsigned ready = driver_count_ready(d);
 		if (d->obs->prepared)
 			d->obs->prepared(d->obs->ctx, d->cfg->bcfg.processes ? ready / per : ready,
-					 d->cfg->bcfg.processes ? nprocs : d->nclients,
-					 (now_ns() - t0) / 1e9);
+					 d->cfg->bcfg.processes ? nprocs : d->nclients, (now - t0) / 1e9);
 		if (ready == d->nclients)
 			break;
-		sleep_ns(POLL_NS);
+		next_line = now + POLL_NS;
+		sleep_ns(spawning ? SPAWN_POLL_NS : POLL_NS);
 	}
 	int end = d->cfg->start_at ? wait_start_at(d) : -1;
 	if (end >= 0)
@@ -310,10 +322,15 @@ static void *sample_start(void *arg)
  * when it took long enough to matter to the figures read from it. */
 static void start_sample(struct driver *d, bool clients_running)
 {
-	if (clients_running && pthread_create(&d->sampler, NULL, sample_start, d) == 0)
+	pthread_attr_t attr;
+
+	priority_thread_attr(&attr, d->priority);
+	if (clients_running && (pthread_create(&d->sampler, &attr, sample_start, d) == 0 ||
+				pthread_create(&d->sampler, NULL, sample_start, d) == 0))
 		d->sampling = true;
 	else
 		sample_cost(d, &d->cost.start, &d->noise.start, false);
+	pthread_attr_destroy(&attr);
 	d->cost.started = d->noise.started = true;
 }
 
@@ -447,22 +464,18 @@ static void forget_warmup(struct run_result *res)
 	res->ops = 0;
 	for (unsigned i = 0; i < res->nclients; i++) {
 		res->clients[i].bytes = res->clients[i].wire_bytes = 0;
-		memset(res->clients[i].op, 0, sizeof(res->clients[i].op));
+		stats_clear_ops(&res->clients[i]);
 	}
 }
 
-static int collect(struct driver *d, struct run_result *res)
+/* The figures are read where the clients wrote them: the mapping passes to
+ * the result, and only the histograms in use are read. */
+static void collect(struct driver *d, struct run_result *res)
 {
 	res->nclients = d->nclients;
-	res->clients = calloc(d->nclients, sizeof(*res->clients));
-	if (!res->clients)
-		return -1;
+	res->clients = d->sh->stats;
 	for (unsigned i = 0; i < d->nclients; i++) {
 		const struct client_stats *st = &d->sh->stats[i];
-		/* The figures, then each histogram's used buckets alone. */
-		memcpy(&res->clients[i], st, offsetof(struct client_stats, op));
-		for (int op = 0; op < OP_COUNT; op++)
-			hist_merge(&res->clients[i].op[op], &st->op[op]);
 		res->bytes += st->bytes;
 		res->bytes_all += st->bytes_all;
 		res->wire_bytes += st->wire_bytes;
@@ -471,6 +484,8 @@ static int collect(struct driver *d, struct run_result *res)
 		for (int k = 0; k < BACKEND_COUNTERS; k++)
 			res->backend[k] += st->backend[k];
 		for (int op = 0; op < OP_COUNT; op++) {
+			if (!stats_op_used(st, op))
+				continue;
 			hist_merge(&res->op[op], &st->op[op]);
 			if (op != OP_SLEEP && op != OP_CONNECT)   /* the loadfile's operations */
 				hist_merge(&res->all, &st->op[op]);
@@ -485,7 +500,6 @@ static int collect(struct driver *d, struct run_result *res)
 	res->max_latency_ns = d->worst_ns > res->all.max_ns ? d->worst_ns : res->all.max_ns;
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_SELF);
 	add_cpu(&res->cpu_user, &res->cpu_sys, RUSAGE_CHILDREN);
-	return 0;
 }
 
 /* mmtests' "completed in" records, held while measuring, told at the end. */
@@ -513,6 +527,7 @@ static int driver_init(struct driver *d, const struct run_config *cfg,
 	d->cfg = cfg;
 	d->obs = obs ? obs : &none;
 	d->driver_tid = (pid_t)syscall(SYS_gettid);
+	d->priority = priority_raise();
 	/* First, for driver_free, and before any task starts: the counters
 	 * follow those created after. Without --perf it opens nothing: /proc
 	 * is read at the samples. */
@@ -583,9 +598,7 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 		return res->status = RUN_FAILED;
 	}
 	d.phase = PHASE_SETUP;
-	if (driver_spawn(&d, &err) < 0)
-		driver_set_error(&d, "%s", err.msg);
-	else if ((status = wait_ready(&d)) < 0)
+	if ((status = wait_ready(&d)) < 0)
 		status = run_phases(&d);
 	/* The end's figures are those of this instant: clients that finish an
 	 * operation while the last sample is read count it no more. */
@@ -612,12 +625,16 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 	if (res->executed && d.exec_end > d.exec_start)
 		res->execute_secs = (d.exec_end - d.exec_start) / 1e9;
 	res->total_secs = d.t0 ? (now_ns() - d.t0) / 1e9 : 0;
+	res->driver_priority = d.priority;
+	res->setup_secs = d.t0 ? (d.t0 - d.setup_start) / 1e9 : 0;
 	err_set(&res->error, "%s", d.sh->error.msg);
 	if (cfg->show_execute_time)
 		tell_pass_times(&d);
-	if (collect(&d, res) < 0 && status == RUN_OK) {
-		err_set(&res->error, "out of memory collecting results");
-		status = RUN_FAILED;
+	collect(&d, res);
+	if (!(stuck && d.threads)) {   /* else a stuck client may write it still: left mapped */
+		res->clients_map = d.sh;
+		res->clients_map_size = d.sh_size;
+		d.sh = NULL;
 	}
 	driver_free(&d, stuck);
 	return res->status = (enum run_status)status;
@@ -625,6 +642,8 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 
 void run_result_free(struct run_result *res)
 {
-	free(res->clients);
+	if (res->clients_map)
+		munmap(res->clients_map, res->clients_map_size);
+	res->clients_map = NULL;
 	res->clients = NULL;
 }

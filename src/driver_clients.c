@@ -100,26 +100,60 @@ static void client_process(struct driver *d, unsigned proc, pid_t parent)
 	_exit(rc == 0 ? 0 : 1);
 }
 
-int driver_spawn(struct driver *d, struct errbuf *err)
+/* Clients begun but not through their set-up yet. Thousands of them at
+ * once would share the CPUs so thinly that all finish late, their servers'
+ * set-up past --timeout; a few at a time, each is done in a millisecond or
+ * two. Clients mostly finish in the order they began: the scan starts at
+ * the first one that had not. */
+static unsigned in_setup(struct driver *d, unsigned begun)
 {
-	if (!d->cfg->bcfg.processes) {
-		d->started = (unsigned)start_threads(d, 0, d->nclients, d->threads, err);
-		return d->started == d->nclients ? 0 : -1;
-	}
-	unsigned nprocs = run_procs(d->cfg);
+	unsigned n = 0;
+
+	while (d->setup_first < begun &&
+	       atomic_load(&d->sh->slot[d->setup_first].state) != SLOT_STARTING)
+		d->setup_first++;
+	for (unsigned i = d->setup_first; i < begun; i++)
+		n += atomic_load(&d->sh->slot[i].state) == SLOT_STARTING;
+	return n;
+}
+
+static unsigned setup_window(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus > 4 ? 4 * (unsigned)cpus : SETUP_WINDOW_MIN;
+}
+
+static unsigned clients_begun(const struct driver *d)
+{
+	unsigned n = d->cfg->bcfg.processes ? d->started * d->per_proc : d->started;
+	return n < d->nclients ? n : d->nclients;
+}
+
+int driver_spawn_more(struct driver *d, struct errbuf *err)
+{
+	unsigned window = setup_window(), total = run_procs(d->cfg);
 	pid_t parent = getpid();
 
-	fflush(NULL);   /* nothing buffered is copied into the children */
-	for (; d->started < nprocs; d->started++) {
+	if (!d->cfg->bcfg.processes)
+		total = d->nclients;
+	while (d->started < total && in_setup(d, clients_begun(d)) < window) {
+		if (!d->cfg->bcfg.processes) {
+			if (start_threads(d, d->started, 1, &d->threads[d->started], err) < 1)
+				return -1;
+			d->started++;
+			continue;
+		}
+		fflush(NULL);   /* nothing buffered is copied into the children */
 		pid_t pid = fork();
 		if (pid < 0)
 			return err_errno(err, "forking client process %u of %u (raise ulimit -u?)",
-					 d->started, nprocs);
+					 d->started, total);
 		if (pid == 0)
 			client_process(d, d->started, parent);
-		d->pids[d->started] = pid;
+		d->pids[d->started++] = pid;
 	}
-	return 0;
+	return d->started < total;
 }
 
 static bool slot_stalled(const struct slot *s)

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "driver.h"
+#include "priority.h"
 #include "shared.h"
 
 #define POLL_NS   100000000ull    /* how often the driver looks */
@@ -20,6 +21,8 @@
 #define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
 #define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
 #define RELEASE_NS 1000000000ull  /* every client begins its first operation within it */
+#define SETUP_WINDOW_MIN 16        /* clients in their set-up at once, at least */
+#define SPAWN_POLL_NS 1000000ull   /* how often the driver looks while it starts clients */
 #define SAMPLE_LATE_SHARE 0.02     /* a first sample later than this share of the execute phase is said */
 
 struct driver {
@@ -36,6 +39,8 @@ struct driver {
 	pid_t *pids;                    /* one per client process */
 	struct client_arg { struct driver *d; unsigned id; } *args;
 	unsigned started;               /* clients (threads) or processes started */
+	unsigned setup_first;           /* no client before it is still in its set-up */
+	uint64_t setup_start;           /* the first client started; t0: released */
 	uint64_t t0, exec_start, exec_end, worst_ns;
 	int phase;
 	unsigned last_sec;              /* the phase's last progress line: its whole second, 0 before */
@@ -47,6 +52,7 @@ struct driver {
 	struct noise noise;             /* sampled with the cost; the stall watch */
 	pid_t *tids;                    /* the clients' tasks */
 	pid_t driver_tid;               /* this thread: neither client nor server */
+	enum driver_priority priority;  /* this thread's, above the clients where allowed */
 	pthread_t sampler;              /* takes the execute phase's first sample */
 	uint64_t first_read_ns;         /* when it was done */
 	bool sampling;                  /* sampler started and not yet joined */
@@ -65,8 +71,10 @@ void driver_tell_phase(struct driver *d, enum phase phase);
 
 /* driver_clients.c */
 struct pass_time *driver_passes_of(struct driver *d, unsigned id);
-/* Starts every client: threads, or processes of per_proc threads each. */
-int driver_spawn(struct driver *d, struct errbuf *err);
+/* Starts clients, threads or processes of per_proc threads each, while
+ * fewer than a few are in their set-up: 1 while some are still to start,
+ * 0 when all have, -1 on failure. */
+int driver_spawn_more(struct driver *d, struct errbuf *err);
 /* A client process that vanished without saying why ends the run. */
 void driver_reap_dead(struct driver *d);
 unsigned driver_count_ready(const struct driver *d);

@@ -1,6 +1,8 @@
 #include "config.h"
 #include "histogram.h"
 
+#include <string.h>
+
 uint64_t hist_bucket_low(unsigned i)
 {
 	if (i < HIST_SUB)
@@ -22,6 +24,15 @@ void hist_merge(struct histogram *dst, const struct histogram *src)
 		dst->max_ns = src->max_ns;
 	for (unsigned i = hist_index(src->min_ns), last = hist_index(src->max_ns); i <= last; i++)
 		dst->bucket[i] += src->bucket[i];
+}
+
+void hist_clear(struct histogram *h)
+{
+	if (h->count == 0)
+		return;
+	unsigned first = hist_index(h->min_ns), last = hist_index(h->max_ns);
+	memset(&h->bucket[first], 0, (last - first + 1) * sizeof(h->bucket[0]));
+	h->count = h->sum_ns = h->max_ns = h->min_ns = 0;
 }
 
 uint64_t hist_quantile(const struct histogram *h, double q)

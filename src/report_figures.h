@@ -25,7 +25,8 @@ static inline uint64_t execute_ops(const struct client_stats *c)
 	uint64_t n = 0;
 
 	for (int i = 0; i < OP_COUNT; i++)
-		n += c->op[i].count;
+		if (stats_op_used(c, i))
+			n += c->op[i].count;
 	return n;
 }
 

@@ -117,6 +117,7 @@ static void json_settings(FILE *f, const struct run_config *cfg, const struct ru
 		fputs("null", f);
 	fprintf(f, ",\n");
 	json_clock(f);
+	fprintf(f, "    " SKEY(SK_DRIVER_PRIORITY) "\"%s\",\n", priority_name(res->driver_priority));
 	json_knob_settings(f, cfg, res);
 	fprintf(f, "    " SKEY(SK_COMMAND) "[");
 	for (int i = 0; i < argc; i++) {
@@ -150,7 +151,8 @@ static void json_result(FILE *f, const struct run_config *cfg, const struct run_
 	json_figure(f, SK_MB_PER_SEC, result_mb_per_sec(res), ex, "\n");
 	json_figure(f, SK_OPS_PER_SEC, ex ? res->ops / res->execute_secs : 0, ex, "\n");
 	json_figure(f, SK_EXECUTE_S, res->execute_secs, res->executed, "\n");
-	fprintf(f, "    " SKEY(SK_TOTAL_S) "%.6f,\n", res->total_secs);
+	fprintf(f, "    " SKEY(SK_TOTAL_S) "%.6f,\n    " SKEY(SK_SETUP_S) "%.6f,\n", res->total_secs,
+		res->setup_secs);
 	fprintf(f, "    " SKEY(SK_PAYLOAD_BYTES) "%llu,\n    " SKEY(SK_PAYLOAD_BYTES_ALL_PHASES)
 		"%llu,\n    " SKEY(SK_OPS) "%llu,\n",
 		(unsigned long long)res->bytes, (unsigned long long)res->bytes_all,

@@ -13,6 +13,7 @@
 #include "histogram.h"
 #include "loadfile.h"
 #include "noise.h"
+#include "priority.h"
 #include "util.h"
 
 struct run_config {
@@ -54,10 +55,32 @@ struct client_stats {
 	uint64_t wire_bytes;     /* bytes sent and received, execute phase */
 	double cpu_user, cpu_sys;  /* the client's own CPU seconds */
 	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), whole run */
-	struct histogram op[OP_COUNT];   /* last: the driver copies what comes before whole */
+	uint32_t used_ops;       /* a bit per op[] that has counted: the others' pages are
+				  * never touched, by the client or by the driver */
+	struct histogram op[OP_COUNT];   /* last: 152 KiB a client, most of it never touched */
 };
 _Static_assert(offsetof(struct client_stats, op) + OP_COUNT * sizeof(struct histogram) ==
 	       sizeof(struct client_stats), "client_stats: op[] is its last member");
+
+static inline bool stats_op_used(const struct client_stats *c, int op)
+{
+	return c->used_ops >> op & 1u;
+}
+
+static inline void stats_record(struct client_stats *c, int op, uint64_t ns)
+{
+	hist_record(&c->op[op], ns);
+	c->used_ops |= 1u << op;
+}
+
+/* Every histogram empty again, touching only the pages in use. */
+static inline void stats_clear_ops(struct client_stats *c)
+{
+	for (int op = 0; op < OP_COUNT; op++)
+		if (stats_op_used(c, op))
+			hist_clear(&c->op[op]);
+	c->used_ops = 0;
+}
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
 
@@ -66,10 +89,13 @@ struct run_result {
 	struct errbuf error;
 	bool executed;           /* the execute phase began: there are figures */
 	double execute_secs, total_secs;
+	double setup_secs;       /* from the first client's start to the release */
 	uint64_t max_latency_ns; /* dbench's max_latency: worst seen at a tick of the execute
 				  * phase, operations still in flight included */
 	unsigned nclients;
-	struct client_stats *clients;      /* nclients of them */
+	struct client_stats *clients;      /* nclients of them, in the clients' own mapping */
+	void *clients_map;                 /* which run_result_free() unmaps */
+	size_t clients_map_size;
 	struct histogram op[OP_COUNT];     /* every client's, merged */
 	struct histogram all;              /* every operation of every client */
 	uint64_t bytes, bytes_all, ops;
@@ -80,6 +106,7 @@ struct run_result {
 	struct cost cost;                  /* the execute phase's start and end (perf: with cfg->perf) */
 	struct noise noise;                /* what else the machine did meanwhile; stalls */
 	struct socket_readback socket;     /* client 0's first connection, if the backend says */
+	enum driver_priority driver_priority;   /* the driver's, while it ran */
 };
 
 /* The phases of a run, in order. The clients read the current one from

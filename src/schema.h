@@ -61,6 +61,7 @@
 #define SK_RUN_ONCE "run_once"
 #define SK_SERVER "server"
 #define SK_CLOCK "clock"
+#define SK_DRIVER_PRIORITY "driver_priority"  /* fifo, nice or normal */
 #define SK_SOURCE "source"
 #define SK_WHY "why"
 #define SK_CALIBRATION_ERROR_PPM "calibration_error_ppm"
@@ -92,6 +93,7 @@
 #define SK_OPS_PER_SEC "ops_per_sec"
 #define SK_EXECUTE_S "execute_s"
 #define SK_TOTAL_S "total_s"
+#define SK_SETUP_S "setup_s"     /* the clients' start, up to the release */
 #define SK_PAYLOAD_BYTES "payload_bytes"
 #define SK_PAYLOAD_BYTES_ALL_PHASES "payload_bytes_all_phases"
 #define SK_OPS "ops"

@@ -173,12 +173,18 @@ void close_fds_except(const int *keep, size_t n)
 	(void)close_range(next, UINT_MAX, 0);   /* Linux 5.9 and later */
 }
 
-int raise_fd_limit(unsigned long *limit, struct errbuf *err)
+int raise_fd_limit(unsigned long want, unsigned long *limit, struct errbuf *err)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return err_errno(err, "reading the limit on open files");
+	if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max) {
+		/* Allowed with CAP_SYS_RESOURCE, up to fs.nr_open; else as it was. */
+		struct rlimit more = { want, want };
+		if (setrlimit(RLIMIT_NOFILE, &more) == 0)
+			rl = more;
+	}
 	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)

@@ -48,9 +48,10 @@ int die_with_parent(pid_t parent, int sig);
  * server holds only its own. */
 void close_fds_except(const int *keep, size_t n);
 
-/* Raises the soft limit on open descriptors to the hard one. 0 with the
- * limit now in force in *limit; -1 with err. */
-int raise_fd_limit(unsigned long *limit, struct errbuf *err);
+/* Raises the soft limit on open descriptors to the hard one, and the hard
+ * one to `want` where that is more and allowed. 0 with the limit now in
+ * force in *limit; -1 with err. */
+int raise_fd_limit(unsigned long want, unsigned long *limit, struct errbuf *err);
 
 /* Quotes untrusted text for a message: printable ASCII as it is, other
  * bytes as \xNN, cut to `max` input bytes with "..." after. Returns out. */

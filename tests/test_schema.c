@@ -58,7 +58,7 @@ static void full_run(struct run_config *cfg, struct run_result *res, struct load
 	for (int i = 0; i < 3; i++) {
 		hist_record(&res->all, 1000u << i);
 		hist_record(&res->op[OP_WRITEX], 1000u << i);
-		hist_record(&client->op[OP_WRITEX], 1000u << i);
+		stats_record(client, OP_WRITEX, 1000u << i);
 	}
 	res->ops = client->ops_all = 3;
 	res->bytes = res->bytes_all = client->bytes = client->bytes_all = 3000;
