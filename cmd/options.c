@@ -78,7 +78,7 @@ static void note_fs_only(const char *name)
 struct raw {
 	double timelimit, warmup;
 	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
-	int per_client, sync_open, sync_dirs, unused, cost, netns, perf, no_own_server;
+	int per_client, sync_open, sync_dirs, unused, cost, netns, perf, no_own_server, trace;
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
 	char *server_opt;
@@ -233,6 +233,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "cost", 0, POPT_ARG_NONE, &w->cost, 0,
 		  "after the Throughput line, what an operation cost: CPU, switches, perf and "
 		  "network counters", NULL },
+		{ "trace", 0, POPT_ARG_NONE, &w->trace, 0,
+		  "after the Throughput line, where the run's tasks spent the execute phase, from "
+		  "BPF: on-CPU time by system call, run queue, blocked, wake-ups, softirqs (root)", NULL },
 		{ "quiet", 'q', POPT_ARG_NONE, &w->quiet, 0, "no progress lines", NULL },
 		{ "json", 0, POPT_ARG_STRING, &o->json_path, 0,
 		  "also write every figure of the run to FILE as JSON", "FILE" },
@@ -419,6 +422,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->show_execute_time = w->show_exec;
 	o->report.quiet = w->quiet;
 	o->cost = w->cost;
+	o->trace = w->trace;
 	r->cost = w->cost || o->json_path || w->perf;
 	r->perf = w->perf;
 	o->strict = w->strict;

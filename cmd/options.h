@@ -31,6 +31,7 @@ struct options {
 	const char *json_path;
 	bool strict;                 /* --strict: the loadfile as dbench's without leniency */
 	bool cost;                   /* --cost: print what an operation cost */
+	bool trace;                  /* --trace: trace the run's tasks with BPF, print it */
 	bool list_backends;          /* -b help: the backends for a reader */
 	bool list_capabilities;      /* -b list: the backends for a script */
 	struct backend_args backend_args;

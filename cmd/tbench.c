@@ -163,6 +163,23 @@ static int open_json(const struct options *o, struct json_out *json)
 	return -1;
 }
 
+/* --trace: the BPF programs loaded before anything starts; missing
+ * privilege or a build without libbpf is bad usage. */
+static int open_trace(struct options *o, struct trace *trace)
+{
+	struct errbuf err;
+
+	memset(trace, 0, sizeof(*trace));
+	if (!o->trace)
+		return 0;
+	if (trace_open(trace, &err) < 0) {
+		fprintf(stderr, "tbench: %s\n", err.msg);
+		return -1;
+	}
+	o->run.trace = trace;
+	return 0;
+}
+
 /* Results that could not be shown make the run a failure, said in the
  * JSON too. */
 static void check_stdout(struct run_result *res, bool closed, bool json)
@@ -212,6 +229,7 @@ int main(int argc, char **argv)
 	struct loadfile lf = { 0 };
 	struct run_result res;
 	struct json_out json = { 0 };
+	struct trace trace = { 0 };
 	struct netns_state netns;
 	struct errbuf err;
 
@@ -241,7 +259,8 @@ int main(int argc, char **argv)
 	if (!netns.entered)
 		netns_read_offloads("lo", &netns, &err);   /* for the record; unknown stays -1 */
 	o.report.netns = &netns;
-	if (prepare(&o, &lf) < 0 || open_json(&o, &json) < 0) {
+	if (prepare(&o, &lf) < 0 || open_trace(&o, &trace) < 0 || open_json(&o, &json) < 0) {
+		trace_close(&trace);
 		loadfile_free(&lf);
 		options_free(&o);
 		return EXIT_USAGE;
@@ -272,6 +291,8 @@ int main(int argc, char **argv)
 		report_cost(stdout, &o.run, &o.report, &res);
 		report_noise(stdout, &o.run, &res);
 	}
+	if (whole && o.trace)
+		report_trace(stdout, &o.run, &res);
 	check_stdout(&res, stdout_closed, o.json_path != NULL);
 	if (o.json_path && report_json_write(&json, &o.run, &o.report, &res, argc,
 					     (const char *const *)argv, &err) < 0) {
@@ -282,6 +303,7 @@ int main(int argc, char **argv)
 		report_end(&res);
 	enum run_status status = res.status;
 	run_result_free(&res);
+	trace_close(&trace);
 	loadfile_free(&lf);
 	options_free(&o);
 	return status == RUN_OK ? EXIT_OK : EXIT_RUN_FAILED;

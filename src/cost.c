@@ -3,8 +3,6 @@
 #include "procfs.h"
 #include "schema.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -204,81 +202,12 @@ static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 		fclose(f);
 }
 
-static bool is_client(pid_t tid, const pid_t *clients, unsigned n)
+/* A task into clients or servers. */
+static void sort_task(pid_t pid, pid_t tid, bool client, void *ctx)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (clients[i] == tid)
-			return true;
-	return false;
-}
+	struct cost_sample *s = ctx;
 
-/* Calls fn for every task (thread) of process pid. */
-static void for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *ctx), void *ctx)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d));)
-		if (isdigit((unsigned char)e->d_name[0]))
-			fn(pid, (pid_t)atoi(e->d_name), ctx);
-	closedir(d);
-}
-
-struct sort_tasks {
-	struct cost_sample *s;
-	const pid_t *clients;
-	unsigned n;
-	pid_t driver, self;
-};
-
-/* A task into clients or servers; the driver's thread and the caller's
- * own (the driver, or its sampler) into neither. */
-static void sort_task(pid_t pid, pid_t tid, void *ctx)
-{
-	struct sort_tasks *t = ctx;
-
-	if (tid != t->driver && tid != t->self)
-		add_task(is_client(tid, t->clients, t->n) ? &t->s->clients : &t->s->servers, pid, tid);
-}
-
-struct tree {
-	pid_t *pid;
-	unsigned n, max;
-};
-
-/* Appends the children of one task (/proc/PID/task/TID/children). */
-static void add_children(pid_t pid, pid_t tid, void *ctx)
-{
-	struct tree *t = ctx;
-	char path[96];
-	int child;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
-	FILE *f = fopen(path, "r");
-	while (f && t->n < t->max && fscanf(f, "%d", &child) == 1)
-		t->pid[t->n++] = (pid_t)child;
-	if (f)
-		fclose(f);
-}
-
-/* This process and all its descendants, walked down from here: the
- * sample reads only the run's own tasks, whatever else runs. */
-static void add_tree(struct cost_sample *s, const pid_t *clients, unsigned n, pid_t driver)
-{
-	struct tree tree = { malloc((1 << 17) * sizeof(pid_t)), 0, 1 << 17 };
-	struct sort_tasks sort = { s, clients, n, driver, (pid_t)syscall(SYS_gettid) };
-
-	if (!tree.pid)
-		return;
-	tree.pid[tree.n++] = getpid();
-	for (unsigned i = 0; i < tree.n; i++)
-		for_each_task(tree.pid[i], add_children, &tree);
-	for (unsigned i = 0; i < tree.n; i++)
-		for_each_task(tree.pid[i], sort_task, &sort);
-	free(tree.pid);
+	add_task(client ? &s->clients : &s->servers, pid, tid);
 }
 
 /* --- network counters of this namespace ----------------------------------- */
@@ -351,7 +280,7 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	memset(s, 0, sizeof(*s));
 	read_perf(c, s);
 	read_net(c, s);
-	add_tree(s, client_tids, n, driver_tid);
+	proc_run_tasks(client_tids, n, driver_tid, sort_task, s);
 	const struct task_times *cl = &s->clients, *sv = &s->servers;
 	if (c->from_proc[PERF_TASK_CLOCK])
 		s->perf[PERF_TASK_CLOCK] = cl->exec_ns + sv->exec_ns;

@@ -110,6 +110,29 @@ static int wait_start_at(struct driver *d)
 	return -1;
 }
 
+/* The clients' tasks, as each told its slot. */
+static void load_tids(struct driver *d)
+{
+	for (unsigned i = 0; i < d->nclients; i++)
+		d->tids[i] = atomic_load(&d->sh->slot[i].tid);
+}
+
+/* --trace: the run's tasks, each started by now, told to the BPF programs
+ * before the release, so that the warm-up shows each one's state. */
+static int track_tasks(struct driver *d)
+{
+	struct errbuf err;
+
+	if (!d->cfg->trace)
+		return -1;
+	load_tids(d);
+	if (trace_track(d->cfg->trace, d->tids, d->nclients, d->driver_tid, &err) < 0) {
+		driver_set_error(d, "%s", err.msg);
+		return RUN_FAILED;
+	}
+	return -1;
+}
+
 /* Set-up: the clients started a few at a time, and dbench's "N of N
  * processes prepared for launch" lines, told once a poll until every
  * client is ready; then the release. */
@@ -297,8 +320,7 @@ static bool warmup_over(const struct driver *d, uint64_t now)
  * the machine's side read around the run's, so that its interval holds it. */
 static void sample_cost(struct driver *d, struct cost_sample *s, struct noise_sample *ns, bool end)
 {
-	for (unsigned i = 0; i < d->nclients; i++)
-		d->tids[i] = atomic_load(&d->sh->slot[i].tid);
+	load_tids(d);
 	if (!end)
 		noise_sample(ns, now_ns(), d->driver_tid);
 	cost_sample(&d->cost, s, d->tids, d->nclients, d->driver_tid);
@@ -369,6 +391,8 @@ static void set_phase(struct driver *d, int phase, uint64_t now)
 		d->exec_start = now;
 		for (unsigned i = 0; i < d->nclients; i++)
 			d->base[i] = atomic_load_explicit(&d->sh->slot[i].bytes, memory_order_relaxed);
+		if (d->cfg->trace)
+			trace_on(d->cfg->trace);
 	}
 	phase_set(d->sh, phase);
 	driver_tell_phase(d, phase);
@@ -598,10 +622,12 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 		return res->status = RUN_FAILED;
 	}
 	d.phase = PHASE_SETUP;
-	if ((status = wait_ready(&d)) < 0)
+	if ((status = wait_ready(&d)) < 0 && (status = track_tasks(&d)) < 0)
 		status = run_phases(&d);
 	/* The end's figures are those of this instant: clients that finish an
 	 * operation while the last sample is read count it no more. */
+	if (cfg->trace)
+		trace_off(cfg->trace);
 	if (d.cost.started)
 		phase_set(d.sh, PHASE_STOP);
 	join_sampler(&d);
@@ -619,6 +645,9 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 		cfg->backend->stop(d.backend_run);
 		d.backend_run = NULL;
 	}
+	/* After the reaping: a task gone has closed its own time. */
+	if (cfg->trace && trace_collect(cfg->trace, &res->trace, &err) < 0)
+		driver_set_error(&d, "%s", err.msg);
 	if (atomic_load(&d.sh->failed))
 		status = RUN_FAILED;
 	res->executed = d.exec_start != 0;

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int proc_stat_read(const char *path, struct proc_stat *st)
 {
@@ -197,4 +199,81 @@ int proc_loadavg_read(double *one_minute)
 	int n = fscanf(f, "%lf", one_minute);
 	fclose(f);
 	return n == 1 ? 0 : -1;
+}
+
+static bool is_client(pid_t tid, const pid_t *clients, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (clients[i] == tid)
+			return true;
+	return false;
+}
+
+/* Calls fn for every task (thread) of process pid. */
+static void for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *ctx), void *ctx)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));)
+		if (isdigit((unsigned char)e->d_name[0]))
+			fn(pid, (pid_t)atoi(e->d_name), ctx);
+	closedir(d);
+}
+
+struct tree {
+	pid_t *pid;
+	unsigned n, max;
+};
+
+/* Appends the children of one task (/proc/PID/task/TID/children). */
+static void add_children(pid_t pid, pid_t tid, void *ctx)
+{
+	struct tree *t = ctx;
+	char path[96];
+	int child;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+	FILE *f = fopen(path, "r");
+	while (f && t->n < t->max && fscanf(f, "%d", &child) == 1)
+		t->pid[t->n++] = (pid_t)child;
+	if (f)
+		fclose(f);
+}
+
+struct sort_tasks {
+	const pid_t *clients;
+	unsigned n;
+	pid_t driver, self;
+	void (*fn)(pid_t pid, pid_t tid, bool client, void *ctx);
+	void *ctx;
+};
+
+/* The driver's thread and the caller's own are neither clients nor servers. */
+static void sort_task(pid_t pid, pid_t tid, void *ctx)
+{
+	struct sort_tasks *t = ctx;
+
+	if (tid != t->driver && tid != t->self)
+		t->fn(pid, tid, is_client(tid, t->clients, t->n), t->ctx);
+}
+
+int proc_run_tasks(const pid_t *clients, unsigned n, pid_t driver,
+		   void (*fn)(pid_t pid, pid_t tid, bool client, void *ctx), void *ctx)
+{
+	struct tree tree = { malloc((1 << 17) * sizeof(pid_t)), 0, 1 << 17 };
+	struct sort_tasks sort = { clients, n, driver, (pid_t)syscall(SYS_gettid), fn, ctx };
+
+	if (!tree.pid)
+		return -1;
+	tree.pid[tree.n++] = getpid();
+	for (unsigned i = 0; i < tree.n; i++)
+		for_each_task(tree.pid[i], add_children, &tree);
+	for (unsigned i = 0; i < tree.n; i++)
+		for_each_task(tree.pid[i], sort_task, &sort);
+	free(tree.pid);
+	return 0;
 }

@@ -2,6 +2,7 @@
 #ifndef TBENCH_PROCFS_H
 #define TBENCH_PROCFS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -48,5 +49,12 @@ int proc_outside_tasks(pid_t root, struct task_ns_list *out);
 uint64_t proc_tasks_grew(const struct task_ns_list *before, const struct task_ns_list *after);
 /* /proc/loadavg's one-minute average: 0, or -1. */
 int proc_loadavg_read(double *one_minute);
+
+/* The run's tasks: this process and all its descendants, walked down from
+ * here, so that only the run's own are read whatever else runs. fn gets
+ * each task (thread), and whether it is one of the n clients' tasks; the
+ * driver's thread and the caller's own are left out. 0, or -1 out of memory. */
+int proc_run_tasks(const pid_t *clients, unsigned n, pid_t driver,
+		   void (*fn)(pid_t pid, pid_t tid, bool client, void *ctx), void *ctx);
 
 #endif

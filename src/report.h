@@ -47,6 +47,8 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct report_opti
 
 /* --cost: the noise of the execute phase (src/noise.h), after the cost. */
 void report_noise(FILE *f, const struct run_config *cfg, const struct run_result *res);
+/* --trace: where the run's tasks spent the execute phase (src/trace.h). */
+void report_trace(FILE *f, const struct run_config *cfg, const struct run_result *res);
 /* One line (for stderr) when the run was disturbed, with why; else nothing. */
 void report_disturbed(FILE *f, const struct run_config *cfg, const struct run_result *res);
 

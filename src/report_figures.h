@@ -72,6 +72,103 @@ static inline bool cost_known(const struct run_result *res)
 	return res->cost.started && res->cost.ended && res->ops > 0;
 }
 
+/* --- --trace ---------------------------------------------------------- */
+
+/* Time accounted (on CPU, run queue, blocked) may differ from the window
+ * times the tasks by this share before the trace says it does not add up. */
+#define TRACE_TOLERANCE 0.05
+#define TRACE_TOP_SYSCALLS 6
+
+/* One side's figures per operation (µs, or counts). */
+struct trace_side_figures {
+	double user_us, syscall_us, on_cpu_us, runq_us, blocked_us;
+	double wakeups, cross_cpu, preempted, switches, softirq_us;
+	double accounted_s, expected_s;      /* the whole window's task time */
+};
+
+static inline void trace_side_of(const struct run_result *res, int side,
+				 struct trace_side_figures *f)
+{
+	const struct trace_result *t = &res->trace;
+	const struct trace_side *s = &t->totals.side[side];
+	double sys_ns = 0, off = (double)t->off_ns;
+
+	for (int nr = 0; nr < TRACE_SYSCALLS; nr++)
+		sys_ns += (double)t->syscall[side][nr].ns;
+	f->user_us = per_op(res, s->user_ns / 1e3);
+	f->syscall_us = per_op(res, sys_ns / 1e3);
+	f->on_cpu_us = f->user_us + f->syscall_us;
+	f->runq_us = per_op(res, s->runq_ns / 1e3);
+	f->blocked_us = per_op(res, s->blocked_ns / 1e3);
+	f->wakeups = per_op(res, (double)s->wakeups);
+	f->cross_cpu = per_op(res, (double)s->wakeups_cross_cpu);
+	f->preempted = per_op(res, (double)s->preempted);
+	f->switches = per_op(res, (double)s->switches_out);
+	f->softirq_us = per_op(res, s->softirq_ns / 1e3);
+	f->accounted_s = (s->user_ns + sys_ns + s->runq_ns + s->blocked_ns) / 1e9;
+	/* Tasks started in the window count from their start, those ended in
+	 * it up to their end. */
+	f->expected_s = t->wall_s * t->tasks[side] +
+		(s->born * off - (double)s->born_ns_sum - (s->died * off - (double)s->died_ns_sum)) / 1e9;
+}
+
+/* accounted / expected over both sides; 0 when nothing was expected. */
+static inline double trace_reconciled(const struct run_result *res)
+{
+	struct trace_side_figures f;
+	double accounted = 0, expected = 0;
+
+	for (int side = 0; side < TRACE_SIDES; side++) {
+		trace_side_of(res, side, &f);
+		accounted += f.accounted_s;
+		expected += f.expected_s;
+	}
+	return expected > 0 ? accounted / expected : 0;
+}
+
+static inline bool trace_known(const struct run_result *res)
+{
+	return res->trace.known && res->ops > 0;
+}
+
+/* The system calls of a side that took the most time, at most max: their
+ * numbers into nr, how many returned. */
+static inline unsigned trace_top_syscalls(const struct trace_result *t, int side, unsigned *nr,
+					  unsigned max)
+{
+	unsigned n = 0;
+	bool taken[TRACE_SYSCALLS] = { false };
+
+	while (n < max) {
+		unsigned best = TRACE_SYSCALLS;
+		for (unsigned i = 0; i < TRACE_SYSCALLS; i++)
+			if (!taken[i] && (t->syscall[side][i].ns || t->syscall[side][i].count) &&
+			    (best == TRACE_SYSCALLS || t->syscall[side][i].ns > t->syscall[side][best].ns))
+				best = i;
+		if (best == TRACE_SYSCALLS)
+			break;
+		taken[best] = true;
+		nr[n++] = best;
+	}
+	return n;
+}
+
+/* The upper bound (ns) of the log2 bucket that holds quantile q of a
+ * wake-up latency histogram; 0 when it is empty. */
+static inline double trace_hist_quantile(const __u64 hist[TRACE_HIST], double q)
+{
+	uint64_t total = 0, seen = 0;
+
+	for (int b = 0; b < TRACE_HIST; b++)
+		total += hist[b];
+	for (int b = 0; b < TRACE_HIST && total; b++) {
+		seen += hist[b];
+		if ((double)seen >= q * (double)total)
+			return (double)(2ull << b);
+	}
+	return 0;
+}
+
 /* --- noise of the execute phase ---------------------------------------- */
 
 static inline void noise_of(const struct run_config *cfg, const struct run_result *res,

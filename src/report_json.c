@@ -18,6 +18,7 @@
 #include "json.h"
 #include "report_figures.h"
 #include "schema.h"
+#include "syscall_name.h"
 #include "version.h"
 
 static void json_str(FILE *f, const char *s)
@@ -265,6 +266,84 @@ static void json_num_or_null(FILE *f, const char *name, double v, const char *af
 		fprintf(f, "\"%s\": null%s", name, after);
 }
 
+/* A side's system calls, every one seen, most time first. */
+static void json_trace_syscalls(FILE *f, const struct run_result *res, int side)
+{
+	unsigned nr[TRACE_SYSCALLS];
+	unsigned n = trace_top_syscalls(&res->trace, side, nr, TRACE_SYSCALLS);
+	char buf[32];
+
+	fprintf(f, SKEY(SK_SYSCALLS) "[");
+	for (unsigned i = 0; i < n; i++) {
+		const struct trace_syscall *s = &res->trace.syscall[side][nr[i]];
+		fprintf(f, "%s{ " SKEY(SK_NAME), i ? ", " : "");
+		json_str_or_null(f, nr[i] == TRACE_SYSCALL_UNKNOWN ? NULL : syscall_name(nr[i], buf, sizeof(buf)));
+		fprintf(f, ", " SKEY(SK_NR) "%u, " SKEY(SK_COUNT) "%.4f, " SKEY(SK_US) "%.6g }",
+			nr[i], per_op(res, (double)s->count), per_op(res, s->ns / 1e3));
+	}
+	fprintf(f, "]");
+}
+
+/* The wake-up-to-run histogram: [low_ns, high_ns, count] of its non-empty
+ * log2 buckets, as the latency objects' buckets. */
+static void json_trace_hist(FILE *f, const __u64 hist[TRACE_HIST])
+{
+	fprintf(f, SKEY(SK_WAKEUP_LATENCY) "{ " SKEY(SK_BUCKETS) "[");
+	for (int b = 0, first = 1; b < TRACE_HIST; b++) {
+		if (!hist[b])
+			continue;
+		fprintf(f, "%s[%llu, %llu, %llu]", first ? "" : ", ", b ? 1ull << b : 0ull, 2ull << b,
+			(unsigned long long)hist[b]);
+		first = 0;
+	}
+	fprintf(f, "] }");
+}
+
+static void json_trace_side(FILE *f, const struct run_result *res, int side)
+{
+	const struct trace_side *t = &res->trace.totals.side[side];
+	struct trace_side_figures s;
+
+	trace_side_of(res, side, &s);
+	fprintf(f, "      \"%s\": { " SKEY(SK_TASKS) "%u, " SKEY(SK_STARTED) "%llu, " SKEY(SK_ENDED) "%llu, "
+		SKEY(SK_ON_CPU_US) "%.6g, " SKEY(SK_USER_US) "%.6g, " SKEY(SK_SYSCALL_US) "%.6g, "
+		SKEY(SK_RUN_QUEUE_US) "%.6g, " SKEY(SK_BLOCKED_US) "%.6g, " SKEY(SK_WAKEUPS) "%.4f, "
+		SKEY(SK_WAKEUPS_CROSS_CPU) "%.4f, " SKEY(SK_SWITCHES) "%.4f, " SKEY(SK_PREEMPTED) "%.4f, "
+		SKEY(SK_SOFTIRQ_US) "%.6g,\n        ",
+		side == TRACE_SIDE_CLIENT ? SK_CLIENTS : SK_SERVERS, res->trace.tasks[side],
+		(unsigned long long)t->born, (unsigned long long)t->died, s.on_cpu_us, s.user_us,
+		s.syscall_us, s.runq_us, s.blocked_us, s.wakeups, s.cross_cpu, s.switches, s.preempted,
+		s.softirq_us);
+	json_trace_syscalls(f, res, side);
+	fprintf(f, ",\n        ");
+	json_trace_hist(f, res->trace.wake_hist[side]);
+	fprintf(f, " },\n");
+}
+
+/* --trace's figures; null when the run was not traced. */
+static void json_trace(FILE *f, const struct run_result *res)
+{
+	const struct trace_result *t = &res->trace;
+
+	if (!trace_known(res)) {
+		fprintf(f, "  " SKEY(SK_TRACE) "null,\n");
+		return;
+	}
+	double ratio = trace_reconciled(res);
+	fprintf(f, "  " SKEY(SK_TRACE) "{\n    " SKEY(SK_WALL_S) "%.6f,\n    " SKEY(SK_OPERATIONS)
+		"%llu,\n    " SKEY(SK_RECONCILED_RATIO) "%.6f,\n    " SKEY(SK_TOLERANCE_PCT) "%g,\n    "
+		SKEY(SK_RECONCILED) "%s,\n    " SKEY(SK_PER_OPERATION) "{\n", t->wall_s,
+		(unsigned long long)res->ops, ratio, TRACE_TOLERANCE * 100,
+		fabs(ratio - 1) <= TRACE_TOLERANCE ? "true" : "false");
+	for (int side = 0; side < TRACE_SIDES; side++)
+		json_trace_side(f, res, side);
+	fprintf(f, "      " SKEY(SK_SOFTIRQ_US) "{ " SKEY(SK_NET_RX) "%.6g, " SKEY(SK_NET_TX) "%.6g, "
+		SKEY(SK_OTHER) "%.6g }\n    }\n  },\n",
+		per_op(res, t->totals.softirq_ns[TRACE_NET_RX] / 1e3),
+		per_op(res, t->totals.softirq_ns[TRACE_NET_TX] / 1e3),
+		per_op(res, t->totals.softirq_ns[TRACE_SOFTIRQ_OTHER] / 1e3));
+}
+
 static void json_noise(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
 	struct noise_figures n;
@@ -359,6 +438,7 @@ static void json_body(FILE *f, const struct run_config *cfg, const struct report
 	json_result(f, cfg, res);
 	json_cost(f, cfg, res);
 	json_noise(f, cfg, res);
+	json_trace(f, res);
 	json_backend_counters(f, cfg, res);
 	fprintf(f, "  " SKEY(SK_OPERATIONS) "[");
 	for (int i = 0, first = 1; i < OP_COUNT; i++) {

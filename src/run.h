@@ -14,6 +14,7 @@
 #include "loadfile.h"
 #include "noise.h"
 #include "priority.h"
+#include "trace.h"
 #include "util.h"
 
 struct run_config {
@@ -36,6 +37,7 @@ struct run_config {
 	bool perf;               /* with cost: perf_event_open counters too (--perf) */
 	const struct cpu_list *cpus;  /* --cpus: client i pinned to entry i, or NULL */
 	double start_at;         /* --start-at: CLOCK_REALTIME seconds to start the warm-up at; 0: none */
+	struct trace *trace;     /* --trace: loaded and attached, not yet on; NULL without */
 };
 
 /* Processes that run clients: the figure dbench prints as "procs". */
@@ -104,6 +106,7 @@ struct run_result {
 	uint64_t wire_bytes;               /* execute phase, every client */
 	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), every client, whole run */
 	struct cost cost;                  /* the execute phase's start and end (perf: with cfg->perf) */
+	struct trace_result trace;         /* --trace's totals of the execute phase */
 	struct noise noise;                /* what else the machine did meanwhile; stalls */
 	struct socket_readback socket;     /* client 0's first connection, if the backend says */
 	enum driver_priority driver_priority;   /* the driver's, while it ran */

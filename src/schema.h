@@ -158,6 +158,30 @@
 #define SK_HOSTS_JUDGED "hosts_judged"        /* the merger's */
 #define SK_HOSTS_DISTURBED "hosts_disturbed"  /* the merger's */
 
+/* ---- trace (--trace) ---------------------------------------------------- */
+#define SK_TRACE "trace"
+#define SK_TOLERANCE_PCT "tolerance_pct"
+#define SK_RECONCILED_RATIO "reconciled_ratio"
+#define SK_RECONCILED "reconciled"
+#define SK_ON_CPU_US "on_cpu_us"
+#define SK_USER_US "user_us"
+#define SK_SYSCALL_US "syscall_us"
+#define SK_RUN_QUEUE_US "run_queue_us"
+#define SK_BLOCKED_US "blocked_us"
+#define SK_WAKEUPS "wakeups"
+#define SK_WAKEUPS_CROSS_CPU "wakeups_cross_cpu"
+#define SK_PREEMPTED "preempted"
+#define SK_SWITCHES "switches"
+#define SK_SOFTIRQ_US "softirq_us"   /* also trace.per_operation.softirq_us: every CPU's */
+#define SK_STARTED "started"
+#define SK_ENDED "ended"
+#define SK_NR "nr"
+#define SK_US "us"
+#define SK_WAKEUP_LATENCY "wakeup_latency"
+#define SK_NET_RX "net_rx"
+#define SK_NET_TX "net_tx"
+#define SK_OTHER "other"
+
 /* ---- operations[] and clients[] (and the merger's hosts[]) -------------- */
 #define SK_NAME "name"
 #define SK_ID "id"

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kernel side of --trace: follows the run's own tasks (the `tasks` map,
+ * filled by user space) through the scheduler, their system calls and the
+ * softirqs around them, and adds up time per side in per-CPU totals. Time
+ * counts only inside [t_on, t_off], the execute phase, which user space
+ * sets; outside it the programs keep each task's state and count nothing. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "trace_shared.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TASK_DEAD_STATE 0x80     /* TASK_DEAD in prev_state */
+#define NET_TX_VEC 2
+#define NET_RX_VEC 3
+
+/* CLOCK_MONOTONIC ns, as bpf_ktime_get_ns(); t_on 0: not on yet. */
+volatile __u64 t_on, t_off;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_TASKS);
+	__type(key, __u32);
+	__type(value, struct trace_task);
+} tasks SEC(".maps");
+
+/* A per-CPU array: each CPU adds to its own copy, user space sums them. */
+#define PERCPU_ARRAY(name, entries, value_type) \
+	struct { \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); \
+		__uint(max_entries, entries); \
+		__type(key, __u32); \
+		__type(value, value_type); \
+	} name SEC(".maps")
+
+PERCPU_ARRAY(totals, 1, struct trace_totals);
+PERCPU_ARRAY(syscalls, TRACE_SIDES * TRACE_SYSCALLS, struct trace_syscall);
+/* Wake-up to run latency, per side and log2 bucket. */
+PERCPU_ARRAY(wake_hist, TRACE_SIDES * TRACE_HIST, __u64);
+/* This CPU's softirq in progress: its start, 0 when none is timed. */
+PERCPU_ARRAY(softirq_start, 1, __u64);
+
+/* The part of [from, to] inside the window. */
+static __always_inline __u64 in_window(__u64 from, __u64 to)
+{
+	__u64 on = t_on, off = t_off;
+
+	if (!on)
+		return 0;
+	if (from < on)
+		from = on;
+	if (off && to > off)
+		to = off;
+	return to > from ? to - from : 0;
+}
+
+static __always_inline bool now_in_window(__u64 now)
+{
+	__u64 on = t_on, off = t_off;
+
+	return on && now >= on && (!off || now < off);
+}
+
+static __always_inline struct trace_side *side_of(__u8 side)
+{
+	__u32 zero = 0;
+	struct trace_totals *t = bpf_map_lookup_elem(&totals, &zero);
+
+	/* The mask is for the verifier: side is 0 or 1 already. */
+	return t && side < TRACE_SIDES ? &t->side[side & 1] : 0;
+}
+
+static __always_inline void add_syscall(__u8 side, __u32 nr, __u64 ns, __u64 count)
+{
+	__u32 key = side * TRACE_SYSCALLS + (nr < TRACE_SYSCALLS ? nr : TRACE_SYSCALL_UNKNOWN);
+	struct trace_syscall *s = bpf_map_lookup_elem(&syscalls, &key);
+
+	if (s) {
+		s->ns += ns;
+		s->count += count;
+	}
+}
+
+/* The on-CPU time since task->seg, to user space or to its system call. */
+static __always_inline void account_cpu(struct trace_task *task, __u64 now)
+{
+	__u64 ns = in_window(task->seg, now);
+	struct trace_side *s;
+
+	task->seg = now;
+	if (!ns)
+		return;
+	if (task->in_syscall == 0) {
+		if ((s = side_of(task->side)))
+			s->user_ns += ns;
+	} else {
+		add_syscall(task->side, task->in_syscall == 1 ? task->nr : TRACE_SYSCALL_UNKNOWN, ns, 0);
+	}
+}
+
+static __always_inline __u32 log2_bucket(__u64 ns)
+{
+	__u32 b = 0;
+
+	for (int i = 0; i < TRACE_HIST - 1; i++) {
+		if (ns < 2)
+			break;
+		ns >>= 1;
+		b++;
+	}
+	return b;
+}
+
+static __always_inline void switched_out(struct trace_task *task, __u64 now, bool preempt,
+					 unsigned int prev_state)
+{
+	struct trace_side *s = side_of(task->side);
+	bool counted = now_in_window(now);
+
+	account_cpu(task, now);
+	task->since = now;
+	task->woken = 0;
+	if (preempt || prev_state == 0) {
+		task->state = TRACE_RUNQ;
+		if (s && counted)
+			s->preempted++;
+	} else if (prev_state & TASK_DEAD_STATE) {
+		task->state = TRACE_DEAD;
+		if (s && counted) {
+			s->died++;
+			s->died_ns_sum += now;
+		}
+	} else {
+		task->state = TRACE_BLOCKED;
+	}
+	if (s && counted)
+		s->switches_out++;
+}
+
+static __always_inline void switched_in(struct trace_task *task, __u64 now)
+{
+	struct trace_side *s = side_of(task->side);
+	__u64 ns = in_window(task->since, now);
+
+	/* Unseen until now: it waited in the run queue since before the window. */
+	if (s && (task->state == TRACE_RUNQ || task->state == TRACE_UNSEEN))
+		s->runq_ns += ns;
+	else if (s && task->state == TRACE_BLOCKED)
+		s->blocked_ns += ns;
+	if (task->state == TRACE_RUNQ && task->woken && now_in_window(now)) {
+		__u32 key = task->side * TRACE_HIST + log2_bucket(now - task->since);
+		__u64 *n = bpf_map_lookup_elem(&wake_hist, &key);
+		if (n)
+			(*n)++;
+	}
+	task->state = TRACE_RUNNING;
+	task->since = now;
+	task->seg = now;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 prev_tid = prev->pid, next_tid = next->pid;
+	struct trace_task *task;
+
+	if ((task = bpf_map_lookup_elem(&tasks, &prev_tid)))
+		switched_out(task, now, preempt, prev_state);
+	if ((task = bpf_map_lookup_elem(&tasks, &next_tid)))
+		switched_in(task, now);
+	return 0;
+}
+
+static __always_inline void woken(struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!task || task->state == TRACE_RUNNING || task->state == TRACE_RUNQ ||
+	    task->state == TRACE_DEAD)
+		return;   /* not ours, or woken before it slept: no wait */
+	struct trace_side *s = side_of(task->side);
+	if (s) {
+		s->blocked_ns += in_window(task->since, now);
+		if (now_in_window(now)) {
+			s->wakeups++;
+			s->wakeups_cross_cpu += task->waker_cpu != BPF_CORE_READ(p, thread_info.cpu);
+		}
+	}
+	task->state = TRACE_RUNQ;
+	task->since = now;
+	task->woken = 1;
+}
+
+/* The waker's CPU: sched_wakeup itself may run on the target's, from its
+ * queue of remote wake-ups. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+
+	if (task)
+		task->waker_cpu = bpf_get_smp_processor_id();
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	woken(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new, struct task_struct *p)
+{
+	woken(p);
+	return 0;
+}
+
+/* A task a tracked one starts (a server's per-connection process or
+ * thread) is on the same side; blocked until its first wake-up. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tid = parent->pid, child_tid = child->pid;
+	struct trace_task *p = bpf_map_lookup_elem(&tasks, &parent_tid);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!p)
+		return 0;
+	struct trace_task task = {
+		.since = now, .seg = now, .nr = TRACE_SYSCALL_UNKNOWN, .side = p->side,
+		.state = TRACE_BLOCKED, .in_syscall = 0,
+	};
+	if (bpf_map_update_elem(&tasks, &child_tid, &task, BPF_NOEXIST) == 0 && now_in_window(now)) {
+		struct trace_side *s = side_of(p->side);
+		if (s) {
+			s->born++;
+			s->born_ns_sum += now;
+		}
+	}
+	return 0;
+}
+
+static __always_inline struct trace_task *current_task(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&tasks, &tid);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+{
+	struct trace_task *task = current_task();
+	__u64 now;
+
+	if (!task)
+		return 0;
+	now = bpf_ktime_get_ns();
+	task->in_syscall = 0;
+	account_cpu(task, now);
+	task->in_syscall = 1;
+	task->nr = id >= 0 && id < TRACE_SYSCALLS ? (__u32)id : TRACE_SYSCALL_UNKNOWN;
+	if (now_in_window(now))
+		add_syscall(task->side, task->nr, 0, 1);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct trace_task *task = current_task();
+
+	if (!task)
+		return 0;
+	/* Whatever was seen before, the time since seg was this call's. */
+#ifdef __TARGET_ARCH_x86
+	long nr = BPF_CORE_READ(regs, orig_ax);
+#else
+	long nr = task->in_syscall == 1 ? (long)task->nr : TRACE_SYSCALL_UNKNOWN;
+#endif
+	task->nr = nr >= 0 && nr < TRACE_SYSCALLS ? (__u32)nr : TRACE_SYSCALL_UNKNOWN;
+	task->in_syscall = 1;
+	account_cpu(task, bpf_ktime_get_ns());
+	task->in_syscall = 0;
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(on_softirq_entry, unsigned int vec)
+{
+	__u32 zero = 0;
+	__u64 *start = bpf_map_lookup_elem(&softirq_start, &zero);
+
+	if (start)
+		*start = t_on ? bpf_ktime_get_ns() : 0;
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(on_softirq_exit, unsigned int vec)
+{
+	__u32 zero = 0;
+	__u64 *start = bpf_map_lookup_elem(&softirq_start, &zero);
+	struct trace_totals *t = bpf_map_lookup_elem(&totals, &zero);
+
+	if (!start || !t || !*start)
+		return 0;
+	__u64 ns = in_window(*start, bpf_ktime_get_ns());
+	*start = 0;
+	if (!ns)
+		return 0;
+	t->softirq_ns[vec == NET_RX_VEC ? TRACE_NET_RX : vec == NET_TX_VEC ? TRACE_NET_TX :
+		      TRACE_SOFTIRQ_OTHER] += ns;
+	struct trace_task *task = current_task();
+	if (task && task->side < TRACE_SIDES)
+		t->side[task->side & 1].softirq_ns += ns;
+	return 0;
+}

@@ -1,0 +1,250 @@
+/* --trace's user side: loads the BPF programs (trace.bpf.c, through the
+ * skeleton bpftool made of them), tells them the run's tasks and the
+ * execute phase's bounds, and sums their per-CPU totals at the end. */
+#include "config.h"
+#include "trace.h"
+#include "procfs.h"
+#include "trace.skel.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static bool has_cap(const struct __user_cap_data_struct data[2], int cap)
+{
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+int trace_check_privilege(struct errbuf *err)
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &head, data) < 0)
+		return err_errno(err, "--trace: reading this process's capabilities");
+	if (has_cap(data, CAP_SYS_ADMIN) || (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON)))
+		return 0;
+	return err_set(err, "--trace loads BPF programs, which needs root (or CAP_BPF and "
+		       "CAP_PERFMON): run tbench as root, or without --trace");
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* libbpf's own messages go nowhere unless asked for: its failures come
+ * back as return values, said in our words. */
+static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!getenv("TBENCH_TRACE_DEBUG") || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int trace_open(struct trace *t, struct errbuf *err)
+{
+	memset(t, 0, sizeof(*t));
+	if (trace_check_privilege(err) < 0)
+		return -1;
+	libbpf_set_print(libbpf_message);
+	t->skel = trace_bpf__open_and_load();
+	if (!t->skel)
+		return err_errno(err, "--trace: loading the BPF programs failed (a kernel without "
+				 "BTF or BPF, or a lockdown? TBENCH_TRACE_DEBUG=1 shows libbpf's log)");
+	int rc = trace_bpf__attach(t->skel);
+	if (rc < 0) {
+		errno = -rc;
+		err_errno(err, "--trace: attaching the BPF programs to the scheduler's tracepoints failed");
+		trace_close(t);
+		return -1;
+	}
+	return 0;
+}
+
+struct track_ctx {
+	struct trace *t;
+	int fd;
+	int failed;              /* errno of the first failed insert */
+};
+
+static void track_task(pid_t pid, pid_t tid, bool client, void *ctx)
+{
+	struct track_ctx *c = ctx;
+	__u32 key = (__u32)tid;
+	struct trace_task task = {
+		.nr = TRACE_SYSCALL_UNKNOWN, .side = client ? TRACE_SIDE_CLIENT : TRACE_SIDE_SERVER,
+		.state = TRACE_UNSEEN, .in_syscall = 2,
+	};
+
+	(void)pid;
+	if (bpf_map_update_elem(c->fd, &key, &task, BPF_NOEXIST) < 0) {
+		if (errno != EEXIST && !c->failed)
+			c->failed = errno;
+		return;
+	}
+	c->t->tasks[task.side]++;
+}
+
+int trace_track(struct trace *t, const pid_t *client_tids, unsigned n, pid_t driver_tid,
+		struct errbuf *err)
+{
+	struct track_ctx c = { t, bpf_map__fd(t->skel->maps.tasks), 0 };
+
+	if (proc_run_tasks(client_tids, n, driver_tid, track_task, &c) < 0)
+		return err_set(err, "--trace: out of memory listing the run's tasks");
+	if (c.failed) {
+		errno = c.failed;
+		return err_errno(err, "--trace: adding the run's tasks to the BPF map (more than %d?)",
+				 TRACE_MAX_TASKS);
+	}
+	return 0;
+}
+
+void trace_on(struct trace *t)
+{
+	t->on_ns = monotonic_ns();
+	t->skel->bss->t_on = t->on_ns;
+	t->on = true;
+}
+
+void trace_off(struct trace *t)
+{
+	if (!t->on || t->off)
+		return;
+	t->off_ns = monotonic_ns();
+	t->skel->bss->t_off = t->off_ns;
+	t->off = true;
+}
+
+/* Element key of a per-CPU array, summed over every CPU into out, which
+ * holds `words` __u64s (every value of these maps is made of them). */
+static int sum_percpu(int fd, __u32 key, __u64 *out, size_t words, __u64 *buf, int cpus)
+{
+	size_t stride = (words * sizeof(__u64) + 7) / 8;
+
+	if (bpf_map_lookup_elem(fd, &key, buf) < 0)
+		return -1;
+	for (int c = 0; c < cpus; c++)
+		for (size_t w = 0; w < words; w++)
+			out[w] += buf[c * stride + w];
+	return 0;
+}
+
+static int read_totals(struct trace *t, struct trace_result *r, int cpus, __u64 *buf)
+{
+	int fd = bpf_map__fd(t->skel->maps.totals);
+
+	if (sum_percpu(fd, 0, (__u64 *)&r->totals, sizeof(r->totals) / sizeof(__u64), buf, cpus) < 0)
+		return -1;
+	fd = bpf_map__fd(t->skel->maps.syscalls);
+	for (__u32 k = 0; k < TRACE_SIDES * TRACE_SYSCALLS; k++)
+		if (sum_percpu(fd, k, (__u64 *)&r->syscall[k / TRACE_SYSCALLS][k % TRACE_SYSCALLS],
+			       sizeof(struct trace_syscall) / sizeof(__u64), buf, cpus) < 0)
+			return -1;
+	fd = bpf_map__fd(t->skel->maps.wake_hist);
+	for (__u32 k = 0; k < TRACE_SIDES * TRACE_HIST; k++)
+		if (sum_percpu(fd, k, &r->wake_hist[k / TRACE_HIST][k % TRACE_HIST], 1, buf, cpus) < 0)
+			return -1;
+	return 0;
+}
+
+/* The part of [from, off] after on. */
+static uint64_t open_part(const struct trace *t, uint64_t from)
+{
+	if (from < t->on_ns)
+		from = t->on_ns;
+	return t->off_ns > from ? t->off_ns - from : 0;
+}
+
+/* A task still there when the trace went off: its state's time up to off. */
+static void close_task(const struct trace *t, const struct trace_task *task, struct trace_result *r)
+{
+	struct trace_side *s = &r->totals.side[task->side < TRACE_SIDES ? task->side : 0];
+
+	switch (task->state) {
+	case TRACE_RUNNING:
+		if (task->in_syscall == 0)
+			s->user_ns += open_part(t, task->seg);
+		else
+			r->syscall[task->side][task->in_syscall == 1 ? task->nr : TRACE_SYSCALL_UNKNOWN].ns +=
+				open_part(t, task->seg);
+		break;
+	case TRACE_RUNQ:
+		s->runq_ns += open_part(t, task->since);
+		break;
+	case TRACE_BLOCKED:
+	case TRACE_UNSEEN:   /* no event in the whole window: asleep throughout */
+		s->blocked_ns += open_part(t, task->since);
+		break;
+	default:
+		break;
+	}
+}
+
+static int close_open_tasks(const struct trace *t, struct trace_result *r)
+{
+	int fd = bpf_map__fd(t->skel->maps.tasks);
+	__u32 key, next;
+	struct trace_task task;
+	int rc;
+
+	for (rc = bpf_map_get_next_key(fd, NULL, &next); rc == 0;
+	     rc = bpf_map_get_next_key(fd, &key, &next)) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &task) == 0)
+			close_task(t, &task, r);
+	}
+	return errno == ENOENT ? 0 : -1;
+}
+
+int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
+{
+	int cpus = libbpf_num_possible_cpus();
+
+	memset(r, 0, sizeof(*r));
+	if (!t->on || !t->off)
+		return 0;
+	if (cpus <= 0)
+		return err_set(err, "--trace: the number of possible CPUs is not known");
+	/* Room for the largest value, one per CPU. */
+	__u64 *buf = calloc((size_t)cpus, sizeof(struct trace_totals));
+	if (!buf)
+		return err_set(err, "--trace: out of memory for %d CPUs' totals", cpus);
+	int rc = read_totals(t, r, cpus, buf);
+	free(buf);
+	if (rc < 0 || close_open_tasks(t, r) < 0)
+		return err_errno(err, "--trace: reading the BPF maps");
+	memcpy(r->tasks, t->tasks, sizeof(r->tasks));
+	r->on_ns = t->on_ns;
+	r->off_ns = t->off_ns;
+	r->wall_s = (t->off_ns - t->on_ns) / 1e9;
+	r->known = true;
+	return 0;
+}
+
+void trace_close(struct trace *t)
+{
+	if (t->skel)
+		trace_bpf__destroy(t->skel);
+	t->skel = NULL;
+}

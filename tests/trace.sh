@@ -1,0 +1,76 @@
+#!/bin/bash
+# shellcheck disable=SC2016  # jq programs are single-quoted on purpose
+# --trace: the BPF block after the Throughput line, its time adding up to
+# the phase's, the system calls a backend is known to make, the on-CPU
+# time against /proc's task clock (--json's cost), and an unprivileged
+# user refused before the run. Root only; skipped where BPF is not there.
+set -euo pipefail
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: --trace loads BPF programs: root only"; exit 77; }
+
+if ! "$TBENCH" --trace -b nop 1 -t 1 -q >/dev/null 2>"$TL_TMP/err"; then
+	echo "SKIP: --trace refused here: $(head -1 "$TL_TMP/err")"
+	exit 77
+fi
+
+# jq_ok WHAT FILTER FILE
+jq_ok() {
+	check "$1" jq -e "$2" "$3"
+}
+
+expect_exit 0 "--trace -b pipe 2 -t 3" "$TBENCH" --trace -b pipe 2 -t 3 --json "$TL_TMP/pipe.json"
+check "the block after the Throughput line" \
+	awk '/^Throughput/ { t = 1 } /^Trace of the execute phase/ && t { c = 1 } END { exit !c }' "$TL_TMP/out"
+check "it says it reconciles" grep -q 'reconciled .* within 5%' "$TL_TMP/out"
+jq_ok "on-CPU + run queue + blocked within 5% of wall time x tasks" \
+	'.trace.reconciled and (.trace.reconciled_ratio - 1 | fabs) <= 0.05' "$TL_TMP/pipe.json"
+jq_ok "clients and servers traced: two tasks each" \
+	'.trace.per_operation | .clients.tasks == 2 and .servers.tasks == 2' "$TL_TMP/pipe.json"
+# A pipe exchange: the request written and read, the reply written and read.
+for side in clients servers; do
+	jq_ok "pipe: about one write and one or two reads per operation ($side)" \
+		"[.trace.per_operation.$side.syscalls[] | select(.name == \"write\" or .name == \"writev\") | .count] | add | . > 0.9 and . < 1.1" \
+		"$TL_TMP/pipe.json"
+	jq_ok "pipe: reads ($side)" \
+		"[.trace.per_operation.$side.syscalls[] | select(.name == \"read\" or .name == \"readv\") | .count] | add | . > 0.9 and . < 2.1" \
+		"$TL_TMP/pipe.json"
+done
+jq_ok "a client wakes about once an operation" \
+	'.trace.per_operation.clients.wakeups > 0.5 and .trace.per_operation.clients.wakeups < 1.5' "$TL_TMP/pipe.json"
+jq_ok "the wake-up latency histogram counts" \
+	'[.trace.per_operation.clients.wakeup_latency.buckets[][2]] | add > 0' "$TL_TMP/pipe.json"
+# The task clock summed from /proc over the same tasks (cost's, in --json).
+# On a disturbed machine /proc's first sample can come seconds late: the
+# two then cover different spans, and comparing them says nothing.
+if jq -e '.noise.disturbed' "$TL_TMP/pipe.json" >/dev/null; then
+	echo "# run disturbed ($(jq -c .noise.reasons "$TL_TMP/pipe.json")): task clock comparison left out"
+else
+	jq_ok "traced on-CPU time within 5% of the run's /proc task clock" \
+		'(.trace.per_operation.clients.on_cpu_us + .trace.per_operation.servers.on_cpu_us)
+		 / .cost.per_operation.task_clock_us - 1 | fabs < 0.05' "$TL_TMP/pipe.json"
+fi
+
+expect_exit 0 "--trace -b nop 1 -t 2" "$TBENCH" --trace -b nop 1 -t 2 -q --json "$TL_TMP/nop.json"
+jq_ok "nop: no send, receive, read or write calls per operation" \
+	'[.trace.per_operation.clients.syscalls[] | select(.name | test("^(send|recv|read|write)")) | .count] | add // 0 | . < 0.001' \
+	"$TL_TMP/nop.json"
+jq_ok "nop: no server, and reconciled" \
+	'.trace.per_operation.servers.tasks == 0 and .trace.reconciled' "$TL_TMP/nop.json"
+
+expect_exit 0 "--trace -b tcp 4 --threads -t 2" "$TBENCH" --trace -b tcp 4 --threads -t 2 -q \
+	--json "$TL_TMP/tcp.json"
+jq_ok "tcp, threads: reconciled, recvfrom traced, NET_RX softirq seen" \
+	'.trace.reconciled and ([.trace.per_operation.clients.syscalls[] | select(.name == "recvfrom")] | length == 1)
+	 and .trace.per_operation.softirq_us.net_rx > 0' "$TL_TMP/tcp.json"
+
+if command -v setpriv >/dev/null; then
+	expect_exit 2 "--trace as nobody" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$TBENCH" --trace -b nop 1 -t 1
+	check "says why" grep -q -- "--trace loads BPF programs, which needs root" "$TL_TMP/err"
+	check "before the run" [ ! -s "$TL_TMP/out" ]
+else
+	echo "# setpriv not installed: the unprivileged check left out"
+fi
+tl_done
