@@ -8,6 +8,7 @@
 # warm-up lines, a Throughput near the last line's rate, and a run that
 # ends in time; a second left without a line
 # must come with the warning that says the run did not keep its schedule.
+# Then 2,000 clients as threads must be released within 60 s.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"
@@ -98,7 +99,28 @@ run_many() {
 		bash -c '! grep -q "warning" "$1"' _ "$TL_TMP/$what.out"
 }
 
-raise_nofile
+# Start-up at scale: STARTUP_CLIENTS pipe clients as threads, 2 s. They are
+# released within STARTUP_LIMIT s (--json's result.setup_s), the run says
+# the driver's priority, and as root it is SCHED_FIFO.
+STARTUP_CLIENTS=2000
+STARTUP_LIMIT=60
+[ -z "${tb_sanitizers:-}" ] || STARTUP_CLIENTS=256
+startup() {
+	local json="$TL_TMP/startup.json" setup
+	expect_exit 0 "start-up: $STARTUP_CLIENTS clients" "$TBENCH" -b pipe --threads -t 2 --warmup 1 \
+		--json "$json" "$STARTUP_CLIENTS"
+	setup=$(jq -r '.result.setup_s' "$json")
+	check "start-up: released within $STARTUP_LIMIT s (took $setup s)" \
+		awk -v s="$setup" -v max="$STARTUP_LIMIT" 'BEGIN { exit !(s > 0 && s < max) }'
+	check "start-up: the driver's priority said" \
+		jq -e '.settings.driver_priority | IN("fifo", "nice", "normal")' "$json"
+	if [ "$(id -u)" -eq 0 ]; then
+		check "start-up: as root the driver is SCHED_FIFO" jq -e '.settings.driver_priority == "fifo"' "$json"
+	fi
+}
+
+CLIENTS=$((STARTUP_CLIENTS > CLIENTS ? STARTUP_CLIENTS : CLIENTS)) raise_nofile
 run_many processes
 run_many threads --threads
+startup
 tl_done
