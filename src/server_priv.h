@@ -60,6 +60,7 @@ struct server {
 	struct conn *conns;
 	unsigned active;
 	bool stopping;
+	int accept_errno;            /* event loops: the accept failure last said */
 	/* process per connection */
 	pid_t *kids;
 	size_t nkids, cap;

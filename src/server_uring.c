@@ -88,13 +88,32 @@ static void ended(void *arg, int fd, unsigned long id, const char *why)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* Every loop meets the same full fd table: said once per cause, not once
+ * per loop and pause. */
+static void accept_failed(void *arg, int err, unsigned pause_ms)
+{
+	struct server *s = arg;
+
+	if (!pause_ms)
+		return;   /* that one connection is gone; the next may be fine */
+	pthread_mutex_lock(&s->lock);
+	bool said = s->accept_errno == err;
+	s->accept_errno = err;
+	pthread_mutex_unlock(&s->lock);
+	if (!said)
+		server_log_always(s, "accepting a connection on %s: %s%s; each event loop pauses its "
+				  "accepts %u ms after each failure (said once)", s->addr, strerror(err),
+				  err == EMFILE || err == ENFILE ?
+				  " (raise ulimit -n, or lower --max-clients)" : "", pause_ms);
+}
+
 static void *loop_main(void *arg)
 {
 	struct loop_thread *t = arg;
 	struct server *s = t->s;
 	struct uring_loop_config lc = {
 		.listen_fd = s->lfd, .conn_fd = -1, .stop_fd = s->stop_pipe[0], .bufs = LOOP_BUFS,
-		.accepted = accepted, .ended = ended, .arg = s,
+		.accepted = accepted, .ended = ended, .accept_failed = accept_failed, .arg = s,
 	};
 	struct errbuf err;
 	char who[32];

@@ -22,7 +22,10 @@ enum {
 	BUF_SIZE = 16384,
 	REPLIES_QUEUED = 16,          /* requests a peer may send ahead of their replies */
 	TAG_RECV = 0, TAG_SEND = 1, TAG_KIND = 3,
-	TAG_ACCEPT = 1, TAG_STOP = 2, /* with no connection */
+	TAG_ACCEPT = 1, TAG_STOP = 2, TAG_PAUSE = 3,   /* with no connection */
+	/* After a failed accept (a full fd table): the pending connection is
+	 * still queued, so accepting again at once would fail at once, forever. */
+	ACCEPT_PAUSE_MS = 50,
 };
 
 struct lconn {
@@ -48,6 +51,7 @@ struct loop {
 	struct io_uring ring;
 	struct uring_bufs bufs;
 	struct lconn *conns;
+	struct __kernel_timespec pause;   /* read by the kernel when the timeout is submitted */
 	bool stopping;
 };
 
@@ -77,6 +81,15 @@ static void arm_accept(struct loop *l)
 
 	io_uring_prep_multishot_accept(sqe, l->cfg->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	io_uring_sqe_set_data64(sqe, TAG_ACCEPT);
+}
+
+static void arm_pause(struct loop *l)
+{
+	struct io_uring_sqe *sqe = get_sqe(l);
+
+	l->pause = (struct __kernel_timespec){ .tv_nsec = ACCEPT_PAUSE_MS * 1000000L };
+	io_uring_prep_timeout(sqe, &l->pause, 0, 0);
+	io_uring_sqe_set_data64(sqe, TAG_PAUSE);
 }
 
 static void arm_stop(struct loop *l)
@@ -256,14 +269,35 @@ static void on_recv(struct loop *l, struct lconn *c, const struct io_uring_cqe *
 	conn_settle(l, c);
 }
 
+/* A failed accept ends the multishot one. A connection that went away
+ * leaves the next fine: accept again. Anything else (EMFILE, ENFILE,
+ * ENOBUFS, ...) pauses first. cfg->accept_failed is told either way. */
+static void accept_failed(struct loop *l, int res)
+{
+	bool pause = res != -EINTR && res != -EAGAIN && res != -ECONNABORTED && res != -EPROTO &&
+		     res != -EPERM;
+
+	if (l->cfg->accept_failed)
+		l->cfg->accept_failed(l->cfg->arg, -res, pause ? ACCEPT_PAUSE_MS : 0);
+	if (l->stopping)
+		return;
+	if (pause)
+		arm_pause(l);
+	else
+		arm_accept(l);
+}
+
 static void on_accept(struct loop *l, const struct io_uring_cqe *cqe)
 {
 	unsigned long id = 0;
 
+	if (cqe->res < 0) {
+		if (!(cqe->flags & IORING_CQE_F_MORE))
+			accept_failed(l, cqe->res);
+		return;
+	}
 	if (!(cqe->flags & IORING_CQE_F_MORE) && !l->stopping)
 		arm_accept(l);
-	if (cqe->res < 0)
-		return;   /* that one connection is gone; the next may be fine */
 	if (l->cfg->accepted && l->cfg->accepted(l->cfg->arg, cqe->res, &id) < 0)
 		return;
 	struct lconn *c = conn_add(l, cqe->res, id);
@@ -272,6 +306,13 @@ static void on_accept(struct loop *l, const struct io_uring_cqe *cqe)
 		return;
 	}
 	arm_recv(l, c);
+}
+
+/* The pause after a failed accept is over. */
+static void on_pause(struct loop *l)
+{
+	if (!l->stopping)
+		arm_accept(l);
 }
 
 /* ---- the loop ----------------------------------------------------------- */
@@ -285,6 +326,8 @@ static void on_cqe(struct loop *l, const struct io_uring_cqe *cqe)
 		on_accept(l, cqe);
 	else if (t == TAG_STOP)
 		l->stopping = true;
+	else if (t == TAG_PAUSE)
+		on_pause(l);
 	else if ((t & TAG_KIND) == TAG_SEND)
 		on_send(l, c, cqe->res);
 	else

@@ -25,6 +25,9 @@ struct uring_loop_config {
 	/* A connection ending, before its fd is closed: `why` NULL when the
 	 * peer closed between frames, else what went wrong. */
 	void (*ended)(void *arg, int fd, unsigned long id, const char *why);
+	/* An accept failed with `err` (an errno); the next comes after
+	 * pause_ms (0: at once). NULL: not said. */
+	void (*accept_failed)(void *arg, int err, unsigned pause_ms);
 	void *arg;
 	struct uring_ring_got *got;   /* what the ring got, or NULL */
 };

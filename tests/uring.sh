@@ -4,8 +4,9 @@
 # of tiny.txt; bad settings and --port without SERVER refused with exit 2;
 # and, in a private network namespace (port 7003 is fixed), a run against
 # dbench 4.0's tbench_srv and one against ours, as tests/interop.sh does
-# for tcp; --reconnect 1 alone and against both servers. Also shm's
-# --spin. The uring parts are skipped, saying so, when built without
+# for tcp; --reconnect 1 alone and against both servers; tbench_srv
+# --uring against our clients and dbench's, and idle under a full fd
+# table. Also shm's --spin. The uring parts are skipped, saying so, when built without
 # liburing.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
@@ -107,6 +108,24 @@ if [ "${1:-}" = "--in-netns" ]; then
 	fi
 	stop_srv
 	check "tbench_srv --uring logged no error" bash -c "! grep -v '^tbench_srv: listening' '$TL_TMP/srv.log'"
+	# A full fd table: each accept fails (EMFILE) with the connection still
+	# queued, so accepting again at once would spin; the loop pauses instead.
+	(ulimit -n 12 && exec "$BUILD/tbench_srv" --uring --loops 1) >"$TL_TMP/srv.log" 2>&1 &
+	srv_pid=$!
+	if ! wait_port; then
+		not_ok "tbench_srv --uring under ulimit -n 12 did not listen on 7003"
+	else
+		# shellcheck disable=SC2034  # held open, never read
+		for ((i = 0; i < 20; i++)); do exec {held}<>/dev/tcp/127.0.0.1/7003; done
+		sleep 0.3
+		ticks() { awk '{ print $14 + $15 }' "/proc/$srv_pid/stat"; }   # utime + stime
+		t0="$(ticks)" && sleep 1 && t1="$(ticks)"
+		# Spinning takes most of a CPU second; the pauses take next to none.
+		check "EMFILE: tbench_srv --uring idles ($((t1 - t0)) of $(getconf CLK_TCK) ticks in 1 s)" \
+			test $((t1 - t0)) -lt $(($(getconf CLK_TCK) / 5))
+		check "EMFILE: said once" test "$(grep -c 'Too many open files.*said once' "$TL_TMP/srv.log")" -eq 1
+	fi
+	stop_srv
 	tl_done
 	exit
 fi
