@@ -92,7 +92,7 @@ static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
 	struct server_config sc = {
 		.listen = loopback(cfg), .port = cfg->port ? cfg->port : "0", .cpus = cfg->server_cpus,
 		.opts = &r->opts, .processes = cfg->processes,
-		.mptcp = r->fl->protocol == IPPROTO_MPTCP,
+		.mptcp = r->fl->protocol == IPPROTO_MPTCP, .uring_loops = r->fl->uring_loops,
 		.log_prefix = r->log_prefix, .log_fd = 2,
 	};
 	struct errbuf why;

@@ -16,6 +16,7 @@ struct tcp_flavour {
 	int protocol;              /* of every socket, ours and our own server's: 0 is TCP,
 				    * IPPROTO_MPTCP */
 	bool local_server_first;   /* no SERVER: a server already on localhost first, as dbench */
+	unsigned uring_loops;      /* its own server: io_uring event loops (server.h); 0: tcp's */
 };
 
 extern const struct tcp_flavour tcp_plain;   /* tcp's own */

@@ -41,17 +41,26 @@
 #include "schema.h"
 #include "sockopt.h"
 #include "tcp.h"   /* connects to SERVER for us */
+#include "uring_loop.h"
+#include "uring_ring.h"
 #include "wire.h"
 
 /* --uring LIST: what the rings and sockets use. */
 struct uring_settings {
 	bool sqpoll, files, buffers;
+	bool multishot;       /* its own servers receive with multishot into provided buffers */
+	unsigned loops;       /* --uring-server loop: event loops of one shared server; 0: conn */
 	uint32_t zc_min;      /* IORING_OP_SEND_ZC for sends of at least this; 0: never */
+	/* What a trial ring got from this kernel (check()), for --json. */
+	bool probed;
+	struct uring_ring_got got;
 };
 static struct uring_settings settings;
 
 enum {
 	RING_ENTRIES = 8,
+	SERVER_BUFS = 64,                 /* provided buffers of a multishot server's ring */
+	MAX_LOOPS = 1024,
 	SQPOLL_IDLE_MS = 1000,
 	CONNECT_TRIES = 5,
 	BUF_SEND = 0, BUF_RECV = 1,       /* registered buffer indexes */
@@ -109,7 +118,7 @@ static struct {
 	struct io_uring ring;
 } sq_anchor = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int sqpoll_init(struct io_uring *ring)
+static int sqpoll_init(struct io_uring *ring, struct uring_ring_got *got)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = SQPOLL_IDLE_MS };
 	int rc = 0;
@@ -125,27 +134,19 @@ static int sqpoll_init(struct io_uring *ring)
 			.flags = IORING_SETUP_SQPOLL | IORING_SETUP_ATTACH_WQ,
 			.sq_thread_idle = SQPOLL_IDLE_MS, .wq_fd = (unsigned)sq_anchor.ring.ring_fd,
 		};
-		rc = io_uring_queue_init_params(RING_ENTRIES, ring, &p);
+		rc = uring_ring_init(ring, RING_ENTRIES, &p, got);
 	}
 	pthread_mutex_unlock(&sq_anchor.lock);
 	return rc;
 }
 
-static int ring_init(struct io_uring *ring, const struct uring_settings *o, struct errbuf *err)
+/* The flags the kernel takes, best first (uring_ring.c); `got` says which. */
+static int ring_init(struct io_uring *ring, const struct uring_settings *o,
+		     struct uring_ring_got *got, struct errbuf *err)
 {
 	struct io_uring_params p = { 0 };
-	int rc;
+	int rc = o->sqpoll ? sqpoll_init(ring, got) : uring_ring_init(ring, RING_ENTRIES, &p, got);
 
-	if (o->sqpoll) {
-		rc = sqpoll_init(ring);
-	} else {
-		p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-		rc = io_uring_queue_init_params(RING_ENTRIES, ring, &p);
-		if (rc == -EINVAL) {   /* before Linux 6.1 */
-			p = (struct io_uring_params){ 0 };
-			rc = io_uring_queue_init_params(RING_ENTRIES, ring, &p);
-		}
-	}
 	return rc < 0 ? setup_error(rc, o, err) : 0;
 }
 
@@ -228,7 +229,8 @@ static int io_init(struct uring_io *io, int fd, const struct uring_settings *o, 
 		io_free(io);
 		return err_set(err, "uring: out of memory");
 	}
-	if (ring_init(&io->ring, o, err) < 0) {
+	struct uring_ring_got got;
+	if (ring_init(&io->ring, o, &got, err) < 0) {
 		io_free(io);
 		return -1;
 	}
@@ -546,13 +548,43 @@ static int serve_io(struct uring_io *io, struct errbuf *err)
 	}
 }
 
+static void loop_conn_ended(void *arg, int fd, unsigned long id, const char *why)
+{
+	const struct uring_conn *c = arg;
+
+	(void)fd;
+	(void)id;
+	if (why)
+		fprintf(stderr, "tbench: %s: %s\n", c->peer, why);
+}
+
+/* multishot: the event loop's code with this one connection. The client
+ * side keeps its linked receives: it has one request in flight, whose
+ * reply it either drops in the kernel (MSG_TRUNC, which a receive into
+ * provided buffers cannot do) or reads whole with MSG_WAITALL in the same
+ * submission as the send; a multishot receive would add completions to
+ * reap per reply, not remove a system call. */
+static void serve_multishot(struct uring_conn *c)
+{
+	struct uring_loop_config lc = {
+		.listen_fd = -1, .conn_fd = c->server_fd, .stop_fd = -1, .bufs = SERVER_BUFS,
+		.ended = loop_conn_ended, .arg = c,
+	};
+	struct errbuf err;
+
+	if (uring_loop_run(&lc, &err) < 0)
+		fprintf(stderr, "tbench: %s: %s\n", c->peer, err.msg);
+}
+
 static void serve(void *arg)
 {
 	struct uring_conn *c = arg;
 	struct uring_io io;
 	struct errbuf err;
 
-	if (io_init(&io, c->server_fd, &c->opts, &err) == 0) {
+	if (c->opts.multishot) {
+		serve_multishot(c);
+	} else if (io_init(&io, c->server_fd, &c->opts, &err) == 0) {
 		if (serve_io(&io, &err) < 0)
 			fprintf(stderr, "tbench: %s: %s\n", c->peer, err.msg);
 		io_free(&io);
@@ -664,13 +696,28 @@ static void uring_close(void *conn)
 
 /* Whether this kernel and liburing can do what the settings ask: a trial
  * ring with the same flags, and the operations probed. */
-static int check_kernel(const struct uring_settings *o, struct errbuf *err)
+static int check_kernel(struct uring_settings *o, struct errbuf *err)
 {
 	struct io_uring ring;
+	char flags[96];
 
-	if (ring_init(&ring, o, err) < 0)
+	if (ring_init(&ring, o, &o->got, err) < 0)
 		return -1;
+	o->probed = true;
+	uring_ring_flags_name(o->got.flags, flags, sizeof(flags));
+	if (o->got.fell_back && !o->sqpoll)
+		fprintf(stderr, "tbench: uring: this kernel refused IORING_SETUP_SINGLE_ISSUER|"
+			"DEFER_TASKRUN (Linux 6.1+): rings are set up with %s\n", flags);
+	if (!o->got.registered)
+		fprintf(stderr, "tbench: uring: this kernel cannot register a ring's fd "
+			"(Linux 5.18+): each submission looks it up\n");
 	int rc = probe_ops(&ring, o, err);
+	/* Provided buffer rings came in 5.19, multishot receives in 6.0. */
+	struct uring_bufs trial;
+	if (rc == 0 && (o->multishot || o->loops) && uring_bufs_init(&ring, &trial, 0, 1, 64, err) == 0)
+		uring_bufs_free(&ring, &trial);
+	else if (rc == 0 && (o->multishot || o->loops))
+		rc = -1;
 	io_uring_queue_exit(&ring);
 	return rc;
 }
@@ -680,10 +727,16 @@ static int uring_check(const struct backend_config *cfg, struct errbuf *err)
 	struct sockopts so;
 	const char *spec = cfg->tcp_options ? cfg->tcp_options : SOCKOPT_TCP_DEFAULT;
 
-	if (cfg->server) {
+	if (cfg->server && settings.loops)
+		return err_set(err, "uring: --uring-server loop starts a server of tbench's own, "
+			       "SERVER names another: drop one");
+	if (cfg->server || settings.loops) {
 		struct errbuf why;
 		if (tcp_check_as(&tcp_plain, cfg, &why) < 0)
 			return err_set(err, "uring: %s", why.msg);
+		if (cfg->no_own_server && !cfg->server)
+			return err_set(err, "uring: --no-own-server: --uring-server loop is a server of "
+				       "tbench's own: give SERVER instead, or drop --no-own-server");
 	} else {
 		if (cfg->port)
 			return err_set(err, "uring: --port %s without SERVER: each client's own "
@@ -716,6 +769,11 @@ static void uring_socket_info(void *conn, struct socket_readback *out)
 	sockopt_read_back(c->io.fd, out);
 }
 
+/* --uring-server loop: tcp's connections to a server of tbench's own made
+ * of event loops (server_uring.c); following the client model, a forked
+ * process of its own with client processes, so no client inherits its rings. */
+static struct tcp_flavour loop_server = { .name = "uring" };
+
 static int uring_start(const struct backend_config *cfg, void **run, struct errbuf *err)
 {
 	struct uring_run *r = calloc(1, sizeof(*r));
@@ -724,12 +782,15 @@ static int uring_start(const struct backend_config *cfg, void **run, struct errb
 
 	if (!r)
 		return err_set(err, "uring: out of memory");
+	loop_server.uring_loops = settings.loops;
 	if (cfg->server)
 		rc = tcp_start_as(&tcp_plain, cfg, &r->tcp_run, err);
+	else if (settings.loops)
+		rc = tcp_start_as(&loop_server, cfg, &r->tcp_run, err);
 	else
 		rc = sockopts_parse_tcp(spec, &r->sockopts, err);
 	/* A value the kernel refuses (TCP_CONGESTION=NAME) fails the run here, once. */
-	if (rc == 0 && !cfg->server &&
+	if (rc == 0 && !r->tcp_run &&
 	    sockopts_probe(cfg->family == AF_INET6 ? AF_INET6 : AF_INET, 0, &r->sockopts, err) < 0) {
 		struct errbuf why = *err;
 		rc = err_set(err, "uring: -T: %s", why.msg);
@@ -749,9 +810,10 @@ static int parse_settings(void *to, const char *text, struct errbuf *err)
 	char list[256], *save = NULL;
 	long zc;
 
-	*u = (struct uring_settings){ 0 };
+	*u = (struct uring_settings){ .loops = u->loops };
 	if (strlen(text) >= sizeof(list))
-		return err_set(err, "--uring: the list is too long (sqpoll, files, buffers, zc=BYTES)");
+		return err_set(err, "--uring: the list is too long (sqpoll, files, buffers, multishot, "
+			       "zc=BYTES)");
 	strcpy(list, text);
 	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (strcmp(t, "sqpoll") == 0)
@@ -760,28 +822,66 @@ static int parse_settings(void *to, const char *text, struct errbuf *err)
 			u->files = true;
 		else if (strcmp(t, "buffers") == 0)
 			u->buffers = true;
+		else if (strcmp(t, "multishot") == 0)
+			u->multishot = true;
 		else if (strncmp(t, "zc=", 3) == 0 && parse_long_range(t + 3, 1, WIRE_LIMIT, &zc) == 0)
 			u->zc_min = (uint32_t)zc;
 		else
 			return err_set(err, "--uring: '%.20s' is not a setting (known: sqpoll, files, "
-				       "buffers, zc=BYTES from 1 to %d; commas between)", t, WIRE_LIMIT);
+				       "buffers, multishot, zc=BYTES from 1 to %d; commas between)", t,
+				       WIRE_LIMIT);
+	}
+	return 0;
+}
+
+/* --uring-server conn|loop|loop=N. */
+static int parse_server(void *to, const char *text, struct errbuf *err)
+{
+	struct uring_settings *u = to;
+	long n;
+
+	if (strcmp(text, "conn") == 0) {
+		u->loops = 0;
+	} else if (strcmp(text, "loop") == 0) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		u->loops = n > 0 ? (unsigned)n : 1;
+	} else if (strncmp(text, "loop=", 5) == 0 && parse_long_range(text + 5, 1, MAX_LOOPS, &n) == 0) {
+		u->loops = (unsigned)n;
+	} else {
+		return err_set(err, "--uring-server: '%.20s' is not a server shape (conn: one per "
+			       "client; loop or loop=N: N event loops from 1 to %d, by default one "
+			       "per online CPU)", text, MAX_LOOPS);
 	}
 	return 0;
 }
 
 static const struct backend_option uring_options[] = {
-	{ "uring", "LIST", "sqpoll, files (registered), buffers (registered), zc=BYTES "
-	  "(IORING_OP_SEND_ZC from BYTES), commas between", parse_settings, false },
+	{ "uring", "LIST", "sqpoll, files (registered), buffers (registered), multishot (own "
+	  "servers: multishot receives into provided buffers), zc=BYTES (IORING_OP_SEND_ZC from "
+	  "BYTES), commas between", parse_settings, false },
+	{ "uring-server", "SHAPE", "without SERVER: conn (a server per client, the default), "
+	  "loop or loop=N (N io_uring event loops serving every client; N: online CPUs)",
+	  parse_server, false },
 	{ NULL, NULL, NULL, NULL, false }
 };
 
 static void uring_describe_json(FILE *f, const void *to)
 {
 	const struct uring_settings *u = to;
+	char flags[96] = "null", name[80];
 
+	/* null: uring did not run, so no ring was made. */
+	if (u->probed) {
+		uring_ring_flags_name(u->got.flags, name, sizeof(name));
+		snprintf(flags, sizeof(flags), "\"%s\"", name);
+	}
 	fprintf(f, "    " SKEY(SK_URING) "{ " SKEY(SK_SQPOLL) "%s, " SKEY(SK_FILES) "%s, "
-		SKEY(SK_BUFFERS) "%s, " SKEY(SK_ZC_MIN) "%u },\n", u->sqpoll ? "true" : "false", u->files ? "true" : "false",
-		u->buffers ? "true" : "false", u->zc_min);
+		SKEY(SK_BUFFERS) "%s, " SKEY(SK_ZC_MIN) "%u, " SKEY(SK_RING_FLAGS) "%s, "
+		SKEY(SK_REGISTERED_RING) "%s, " SKEY(SK_MULTISHOT) "%s, " SKEY(SK_SERVER_SHAPE)
+		"\"%s\", " SKEY(SK_LOOPS) "%u },\n", u->sqpoll ? "true" : "false",
+		u->files ? "true" : "false", u->buffers ? "true" : "false", u->zc_min, flags,
+		!u->probed ? "null" : u->got.registered ? "true" : "false",
+		u->multishot ? "true" : "false", u->loops ? "loop" : "conn", u->loops);
 }
 
 const struct backend backend_uring = {

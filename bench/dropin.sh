@@ -19,6 +19,8 @@
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+# shellcheck source=scripts/lib/ns-server.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/ns-server.sh"
 ARGS=("$@")
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -84,23 +86,14 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 # One run in a fresh namespace: start SERVER, run CLIENT N under GNU time
-# (its whole process tree), print "MB/sec,wall_s,user_s,sys_s,ops". Many
-# clients need many descriptors: the soft limit goes up to the hard one. A
+# (its whole process tree), print "MB/sec,wall_s,user_s,sys_s,ops". A
 # client still running at 3 -t + 300 s is interrupted (its run counts as nan).
 one_run() {
 	local server="$1" client="$2" n="$3"
-	unshare -n bash -c '
-		set -euo pipefail
-		ulimit -n "$(ulimit -Hn)"
-		ip link set lo up
-		"$1" </dev/null >/dev/null 2>&1 &
-		srv=$!
-		for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/7003) 2>/dev/null && break; sleep 0.1; done
-		/usr/bin/time -f "%e %U %S" -o "$7" timeout -s INT -k 30 "$8" \
-			"$2" -t "$4" -c "$5" "$3" 127.0.0.1 >"$6" 2>&1 || true
-		kill -9 "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true
-	' _ "$server" "$client" "$n" "$SECS" "$LOADFILE" "$TMP/run.out" "$TMP/run.time" \
-		"$((3 * SECS + 300))"
+	rm -f "$TMP/run.time"
+	tb_ns_with_server /dev/null "$((3 * SECS + 300))" "$server" -- \
+		/usr/bin/time -f "%e %U %S" -o "$TMP/run.time" \
+		"$client" -t "$SECS" -c "$LOADFILE" "$n" 127.0.0.1 >"$TMP/run.out" 2>&1 || true
 	# The operation table: the Count column between its rule and Throughput.
 	awk -v times="$(tail -n 1 "$TMP/run.time")" '
 		/^ -----/ { table = 1; next }

@@ -6,14 +6,18 @@
 # client counts (--clients), or, with --sizes, a synthetic loadfile per
 # request size written by this script (WriteX lines of that size) at one
 # client count. Runs are interleaved: for each rep, the cells in a seeded
-# shuffled order, and within a cell the backends shuffled too; each run is
-# `tbench --netns`, in a network namespace of its own.
+# shuffled order, and within a cell the variants shuffled too; each run is
+# `tbench --netns`, in a network namespace of its own, or, for a variant with
+# a server of its own (tbench_srv), that server and tbench in a fresh
+# namespace together (scripts/lib/ns-server.sh).
 
 # Backticks in printf formats below are Markdown, not command substitution.
 # shellcheck disable=SC2016
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
+# shellcheck source=scripts/lib/ns-server.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/ns-server.sh"
 tb_bench_lock bench/versus.sh "$@"   # never beside the test suite or another benchmark
 
 prog=${0##*/}
@@ -23,7 +27,7 @@ PROG=$prog   # for common.sh's die and usage_error
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")
 
-backends=tcp,tcp-zc
+backends=
 clients=1
 sizes=
 reps=5
@@ -35,19 +39,38 @@ out=
 title=
 seed=
 report_only=0
+perf=0
+server_cmd=
+variant_specs=()
 
 usage() {
 	cat <<EOF
 Usage: $prog [OPTIONS] -o PREFIX
 
-Runs BASE and the other backends of --backends side by side, interleaved,
+Runs BASE and the other entries of --backends side by side, interleaved,
 each run in a network namespace of its own (tbench --netns), and writes the
 raw runs (PREFIX.csv) and a report with paired medians (PREFIX.md, followed
 by PREFIX.notes.md when it exists: the hand-written reading).
 
 Options:
-  -b, --backends LIST  the first is the base the others are compared with
-                       (default $backends)
+  -b, --backends LIST  backends or --variant names; the first is the base the
+                       others are compared with (default: the variants in the
+                       order given, else tcp,tcp-zc)
+      --variant 'NAME=OPTIONS [srv:[COMMAND]]'
+                       an entry NAME that runs tbench with OPTIONS (e.g.
+                       'uring-files=-b uring --uring files'; not -c, -t,
+                       --warmup, --json or N, which are the script's);
+                       repeatable.
+                       With srv: (or OPTIONS ending in SERVER 127.0.0.1),
+                       against a server: COMMAND (default --server-cmd)
+                       started with tbench in a fresh network namespace,
+                       port 7003, and SERVER 127.0.0.1 given to tbench
+      --server-cmd CMD
+                       the server of variants that name none (e.g.
+                       'tbench_srv --uring'); a bare program name is looked
+                       for beside --tbench first, then on PATH
+      --perf           every run with tbench --perf: system calls counted
+                       (perf counters; they slow a run with many switches)
   -c, --clients LIST   client counts (default $clients)
   -s, --sizes LIST     request body sizes in bytes: a loadfile of WriteX lines
                        of each size instead of --loadfile (one client count)
@@ -60,16 +83,24 @@ Options:
       --seed N         seed of the run order (default: random, recorded)
   -o, --out PREFIX     write PREFIX.csv and PREFIX.md
       --report-only    only rewrite PREFIX.md from PREFIX.csv (give the same
-                       --backends and --title)
+                       --backends or --variant names and --title)
   -h, --help           this text
 
 The environment reaches tbench: TBENCH_ZEROCOPY_THRESHOLD=1 makes tcp-zc
 send every request but the set-up with MSG_ZEROCOPY.
 
 Figures per run (from --json): MB/s and operations/s of the execute phase,
-CPU µs per operation of clients and servers together, the backend's own
+CPU µs per operation of clients and servers together, system calls and
+context switches per operation (cost.per_operation: system calls only with
+--perf; switches from /proc, or perf with --perf), the backend's own
 counters; per cell, the median over reps of each, and the median of the
-paired ratios (other ÷ base, within one rep).
+paired ratios (other ÷ base, within one rep). A variant's external server
+is not tbench's task: its CPU, switches and system calls are in no figure
+(the report says which variants that is).
+
+Example: bench/versus.sh -o /tmp/vs --clients 1,2 --variant 'tcp=-b tcp' \\
+  --variant 'uring-loop=-b uring --uring-server loop' \\
+  --variant 'uring-on-srv=-b uring srv:tbench_srv --uring'
 EOF
 }
 
@@ -77,6 +108,9 @@ EOF
 while (($#)); do
 	case $1 in
 	-b | --backends) backends=${2:?}; shift ;;
+	--variant) variant_specs+=("${2:?}"); shift ;;
+	--server-cmd) server_cmd=${2:?}; shift ;;
+	--perf) perf=1 ;;
 	-c | --clients) clients=${2:?}; shift ;;
 	-s | --sizes) sizes=${2:?}; shift ;;
 	-l | --loadfile) loadfile=${2:?}; shift ;;
@@ -99,8 +133,47 @@ if ! is_uint "$reps" || ((reps < 1)); then usage_error "--reps: a whole number >
 if ! is_uint "$secs" || ((secs < 1)); then usage_error "--secs: a whole number >= 1, not '$secs'"; fi
 is_uint "$warmup" || usage_error "--warmup: a whole number, not '$warmup'"
 [[ -z $seed ]] || is_uint "$seed" || usage_error "--seed: a whole number, not '$seed'"
+declare -A opts_of=() srv_of=()
+# parse_variant SPEC: NAME=OPTIONS [srv:[COMMAND]] into opts_of[NAME] and
+# srv_of[NAME] (empty: no server of its own; "-": --server-cmd's).
+parse_variant() {
+	local spec=$1 name rest words
+	name=${spec%%=*}
+	if [[ $spec != *=* || ! $name =~ ^[A-Za-z0-9._+-]+$ ]]; then
+		usage_error "--variant: NAME=OPTIONS, NAME of letters, digits and ._+- (e.g. 'uring-files=-b uring --uring files'), not '$spec'"
+	fi
+	[[ -z ${opts_of[$name]+set} ]] || usage_error "--variant: '$name' given twice"
+	rest=${spec#*=}
+	srv_of[$name]=
+	if [[ $rest == srv:* || $rest == *" srv:"* ]]; then
+		srv_of[$name]=${rest#*srv:}
+		rest=${rest%%srv:*}
+		[[ -n ${srv_of[$name]// /} ]] || srv_of[$name]=-
+	fi
+	read -r -a words <<<"$rest"
+	# SERVER 127.0.0.1 at the end: the run's own server; the script puts it after N.
+	if ((${#words[@]})) && [[ ${words[-1]} =~ ^(127\.0\.0\.1|localhost|::1)$ ]]; then
+		unset 'words[-1]'
+		[[ -n ${srv_of[$name]} ]] || srv_of[$name]=-
+	fi
+	((${#words[@]})) || usage_error "--variant $name: no tbench options (e.g. '$name=-b uring')"
+	opts_of[$name]=${words[*]}
+}
+for spec in "${variant_specs[@]}"; do
+	parse_variant "$spec"
+done
+if [[ -z $backends ]]; then
+	backends=tcp,tcp-zc
+	((${#variant_specs[@]} == 0)) || backends=$(IFS=,; echo "${variant_specs[*]%%=*}")
+fi
 IFS=, read -r -a backend_list <<<"$backends"
 ((${#backend_list[@]} >= 2)) || usage_error "--backends: a base and at least one other"
+plain_backends=()   # entries that are no --variant: a backend of that name
+for b in "${backend_list[@]}"; do
+	[[ -z ${opts_of[$b]+set} ]] || continue
+	plain_backends+=("$b")
+	opts_of[$b]="-b $b" srv_of[$b]=
+done
 IFS=, read -r -a client_list <<<"$clients"
 IFS=, read -r -a size_list <<<"$sizes"
 for n in "${client_list[@]}" "${size_list[@]}"; do
@@ -111,6 +184,16 @@ report_tables() {
 	awk -F, -v backends="$backends" "$(cat "$here/median.awk")"'
 	function add(k, v) { acc[k] = (k in acc) ? acc[k] " " v : v }
 	function fmt(v, f) { return v == "" ? "–" : sprintf(f, v) }
+	# "syscalls=BY switches=BY servers=measured|none" (the last run) in words.
+	function sources(s,    kv, n, i, p, by) {
+		n = split(s, kv, " ")
+		for (i = 1; i <= n; i++) { split(kv[i], p, "="); by[p[1]] = p[2] }
+		return "system calls " (by["syscalls"] == "n/a" ? "not counted (versus.sh --perf counts them)" : \
+			"counted by " by["syscalls"] " (raw_syscalls:sys_enter)") \
+			"; context switches " (by["switches"] == "n/a" ? "not counted" : "counted by " by["switches"]) \
+			(by["servers"] == "measured" ? "; servers included" : \
+			"; no server task of tbench: an external server is in neither figure, nor in CPU µs/op")
+	}
 	NR == 1 { next }
 	$5 != "ok" { failed[$2 " " $3 " " $4]++; next }
 	{
@@ -119,6 +202,9 @@ report_tables() {
 		mb[$1, cell, $4] = $6; cpu[$1, cell, $4] = $8; reps[$1] = 1
 		add("mb " cell " " $4, $6); add("cpu " cell " " $4, $8); add("load " cell, $10)
 		counters[cell " " $4] = $9
+		if ($11 != "") add("sys " cell " " $4, $11)
+		if ($12 != "") add("cs " cell " " $4, $12)
+		if ($13 != "") src[$4] = $13
 	}
 	END {
 		nb = split(backends, b, ",")
@@ -154,6 +240,22 @@ report_tables() {
 			print line " " fmt(median(acc["load " c]), "%.2f") " |"
 		}
 		print ""
+		print "System calls and context switches per operation, medians over reps (how each was counted: below):"
+		print ""
+		line = "| clients | request body |"; sep = "|---:|---:|"
+		for (i = 1; i <= nb; i++) { line = line " " b[i] " syscalls/op |"; sep = sep "---:|" }
+		for (i = 1; i <= nb; i++) { line = line " " b[i] " switches/op |"; sep = sep "---:|" }
+		print line; print sep
+		for (ci = 1; ci <= ncl; ci++) {
+			c = cl[ci]; split(c, ck, " ")
+			line = "| " ck[1] " | " (ck[2] > 0 ? ck[2] : "loadfile mix") " |"
+			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["sys " c " " b[i]]), "%.2f") " |"
+			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["cs " c " " b[i]]), "%.2f") " |"
+			print line
+		}
+		print ""
+		for (i = 1; i <= nb; i++) if (b[i] in src) print "- " b[i] ": " sources(src[b[i]])
+		print ""
 		print "Counters of the last run of each cell (the backend'"'"'s own, whole run):"
 		print ""
 		for (ci = 1; ci <= ncl; ci++) for (i = 1; i <= nb; i++)
@@ -181,6 +283,26 @@ write_report() {
 	} >"$out.md"
 	printf '%s: wrote %s\n' "$prog" "$out.md" >&2
 }
+# resolve_server NAME: srv_of[NAME] as it will run, its program found (a
+# bare name beside our tbench first: PATH's tbench_srv may be dbench's).
+resolve_server() {
+	local name=$1 words prog
+	[[ -n ${srv_of[$name]} ]] || return 0
+	if [[ ${srv_of[$name]} == - ]]; then
+		[[ -n $server_cmd ]] || usage_error "--variant $name: runs against a server but names none: give --server-cmd 'tbench_srv --uring', or end its options with srv:COMMAND"
+		srv_of[$name]=$server_cmd
+	fi
+	read -r -a words <<<"${srv_of[$name]}"
+	prog=${words[0]}
+	if [[ $prog != */* && -x $(dirname "$tbench")/$prog ]]; then
+		prog=$(dirname "$tbench")/$prog
+	elif ! prog=$(command -v "$prog"); then
+		usage_error "--variant $name: server '${words[0]}' not found beside $tbench nor on PATH"
+	fi
+	words[0]=$prog
+	srv_of[$name]=${words[*]}
+}
+
 if ((report_only)); then
 	[[ -r $out.csv && -r $out.csv.meta ]] || die "$out.csv or $out.csv.meta: no such file"
 	write_report
@@ -189,8 +311,12 @@ fi
 command -v jq >/dev/null || die "jq not found (apt-get install jq)"
 [[ -x $tbench ]] || die "$tbench: not found; run from the build directory or give --tbench"
 tbench=$(cd "$(dirname "$tbench")" && pwd)/$(basename "$tbench")
+for b in "${plain_backends[@]}"; do
+	grep -q "^  $b " <<<"$("$tbench" -b help 2>&1)" ||
+		usage_error "--backends: $tbench has no backend '$b', and no --variant is named so"
+done
 for b in "${backend_list[@]}"; do
-	grep -q "^  $b " <<<"$("$tbench" -b help 2>&1)" || usage_error "$tbench has no backend '$b'"
+	resolve_server "$b"
 done
 ((${#size_list[@]})) || [[ -r $loadfile ]] || die "$loadfile: not readable"
 [[ -n $seed ]] || seed=$((RANDOM * 32768 + RANDOM))
@@ -216,22 +342,44 @@ else
 	done
 fi
 
-# run_one BACKEND CLIENTS LOADFILE: one CSV row's figures, or "fail".
+# run_variant NAME CLIENTS LOADFILE JSON: one run of the variant, its
+# output in $tmp/run.out; tbench's exit status.
+run_variant() {
+	local opts srv rc=0 limit=$((secs + warmup + 120))
+	local common=(-q -c "$3" -t "$secs" --warmup "$warmup" --json "$4")
+	read -r -a opts <<<"${opts_of[$1]}"
+	((perf == 0)) || common+=(--perf)
+	if [[ -z ${srv_of[$1]} ]]; then
+		timeout -k 5 "$limit" "$tbench" --netns "${opts[@]}" "${common[@]}" "$2" \
+			>"$tmp/run.out" 2>&1 || rc=$?
+	else
+		read -r -a srv <<<"${srv_of[$1]}"
+		tb_ns_with_server "$tmp/srv.log" "$limit" "${srv[@]}" -- \
+			"$tbench" "${opts[@]}" "${common[@]}" "$2" 127.0.0.1 >"$tmp/run.out" 2>&1 || rc=$?
+		[[ ! -s $tmp/srv.log ]] || sed 's/^/    server: /' "$tmp/srv.log" >>"$tmp/run.out"
+	fi
+	return "$rc"
+}
+
+# run_one NAME CLIENTS LOADFILE LOAD1: one CSV row's figures from status on,
+# or "fail" and empty fields.
 run_one() {
 	local json=$tmp/run.json rc=0
-	rm -f "$json"
-	timeout -k 5 $((secs + warmup + 120)) "$tbench" --netns -q -b "$1" -c "$3" -t "$secs" \
-		--warmup "$warmup" --json "$json" "$2" >"$tmp/run.out" 2>&1 || rc=$?
+	rm -f "$json" "$tmp/srv.log"
+	run_variant "$1" "$2" "$3" "$json" || rc=$?
 	if ((rc != 0)) || [[ ! -s $json ]] || [[ $(jq -r .result.status "$json") != ok ]]; then
-		printf '%s: FAILED (exit %d): -b %s %s clients %s\n' "$prog" "$rc" "$1" "$2" "$3" >&2
+		printf '%s: FAILED (exit %d): %s (%s) %s clients %s\n' "$prog" "$rc" "$1" "${opts_of[$1]}" "$2" "$3" >&2
 		tail -n 3 "$tmp/run.out" | sed 's/^/    /' >&2
-		echo "fail,,,,"
+		echo "fail,,,,,$4,,,"
 		return
 	fi
-	jq -r '[ "ok", .result.mb_per_sec, .result.ops_per_sec,
-		(.cost.per_operation | if . == null then "" else (.clients.cpu_user_us + .clients.cpu_system_us
+	jq -r --arg load "$4" '.cost.per_operation as $po | [ "ok", .result.mb_per_sec, .result.ops_per_sec,
+		($po | if . == null then "" else (.clients.cpu_user_us + .clients.cpu_system_us
 			+ .servers.cpu_user_us + .servers.cpu_system_us) end),
-		(.backend_counters // {} | to_entries | map("\(.key)=\(.value)") | join(" ")) ] | @csv' \
+		(.backend_counters // {} | to_entries | map("\(.key)=\(.value)") | join(" ")), $load,
+		($po.syscalls // ""), ($po.context_switches // ""),
+		"syscalls=\(.cost.counted_by.syscalls // "n/a") switches=\(.cost.counted_by.context_switches // "n/a")"
+			+ " servers=\(if ($po.servers.tasks // 0) > 0 then "measured" else "none" end)" ] | @csv' \
 		"$json" | tr -d '"'
 }
 
@@ -240,19 +388,29 @@ run_one() {
 		"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)" "$(uname -sr)" \
 		"$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
 	printf 'date: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	printf 'command: `%sbench/versus.sh --backends %s --clients %s%s --reps %s --secs %s --warmup %s --seed %s`\n' \
+	printf 'command: `%sbench/versus.sh --backends %s%s%s%s --clients %s%s --reps %s --secs %s --warmup %s --seed %s`\n' \
 		"${TBENCH_ZEROCOPY_THRESHOLD:+TBENCH_ZEROCOPY_THRESHOLD=$TBENCH_ZEROCOPY_THRESHOLD }" "$backends" \
+		"$(for v in "${variant_specs[@]}"; do printf " --variant '%s'" "$v"; done)" \
+		"${server_cmd:+ --server-cmd '$server_cmd'}" "$( ((perf)) && echo ' --perf')" \
 		"$clients" "$( ((${#size_list[@]})) && printf ' --sizes %s' "$sizes" || printf ' --loadfile %s' "$loadfile")" \
 		"$reps" "$secs" "$warmup" "$seed"
 	printf 'our tbench: `%s`, %s\n' "$tbench" "$("$tbench" --version 2>&1 | head -n 1)"
-	printf 'each run: `tbench --netns -q -b NAME -c LOADFILE -t %s --warmup %s --json F N` in a network namespace of its own; runs interleaved, order shuffled with seed %s\n' \
-		"$secs" "$warmup" "$seed"
+	printf 'each run: `tbench OPTIONS -q -c LOADFILE -t %s --warmup %s%s --json F N`, runs interleaved, order shuffled with seed %s; OPTIONS per entry:\n' \
+		"$secs" "$warmup" "$( ((perf)) && echo ' --perf')" "$seed"
+	for b in "${backend_list[@]}"; do
+		if [[ -z ${srv_of[$b]} ]]; then
+			printf 'entry %s: `--netns %s N` (a network namespace of its own)\n' "$b" "${opts_of[$b]}"
+		else
+			printf 'entry %s: `%s N 127.0.0.1` against `%s` (port 7003), both in a fresh network namespace\n' \
+				"$b" "${opts_of[$b]}" "${srv_of[$b]}"
+		fi
+	done
 	if ((${#size_list[@]})); then
 		printf 'loadfile per size S: 100 lines `WriteX 1 0 S S NT_STATUS_OK` (a request of S+59 bytes, a 55-byte reply)\n'
 	fi
 } >"$out.csv.meta"
 tb_noise_begin "$prog" || exit 1
-echo "rep,clients,size,backend,status,mb_per_sec,ops_per_sec,cpu_us_per_op,counters,load1" >"$out.csv"
+echo "rep,clients,size,backend,status,mb_per_sec,ops_per_sec,cpu_us_per_op,counters,load1,syscalls_per_op,switches_per_op,sources" >"$out.csv"
 
 nruns=$((reps * ${#cells[@]} * ${#backend_list[@]}))
 run=0
@@ -266,10 +424,10 @@ for ((rep = 1; rep <= reps; rep++)); do
 		for b in "${bs[@]}"; do
 			run=$((run + 1))
 			read -r l1 _ </proc/loadavg
-			row=$(run_one "$b" "$n" "$lf")
-			echo "$rep,$n,$size,$b,$row,$l1" >>"$out.csv"
-			printf '%s: [%d/%d] rep %d clients %d size %d %-8s %s  load1 %s\n' \
-				"$prog" "$run" "$nruns" "$rep" "$n" "$size" "$b" "$row" "$l1" >&2
+			row=$(run_one "$b" "$n" "$lf" "$l1")
+			echo "$rep,$n,$size,$b,$row" >>"$out.csv"
+			printf '%s: [%d/%d] rep %d clients %d size %d %-8s %s\n' \
+				"$prog" "$run" "$nruns" "$rep" "$n" "$size" "$b" "$row" >&2
 		done
 	done
 done

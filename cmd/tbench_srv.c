@@ -28,9 +28,9 @@ enum { SPARE_FDS = 64 };
 struct srv_options {
 	struct server_config cfg;
 	char *port, *listen, *unix_path, *tcp_options, *max, *timeout;   /* popt's copies: ours to free */
-	char *cpus_text;
+	char *cpus_text, *loops;
 	struct cpu_list cpus;      /* --cpus */
-	int quiet, mptcp;
+	int quiet, mptcp, uring;
 };
 
 static void free_options(struct srv_options *o)
@@ -42,6 +42,7 @@ static void free_options(struct srv_options *o)
 	free(o->max);
 	free(o->timeout);
 	free(o->cpus_text);
+	free(o->loops);
 }
 
 static struct server *volatile running;     /* for the signal handler */
@@ -80,6 +81,16 @@ static const char *check_numbers(struct srv_options *o)
 			return "--timeout must be a whole number of seconds from 0 (never) to 86400";
 		o->cfg.timeout_secs = (unsigned)v;
 	}
+	if (o->loops) {
+		if (!o->uring)
+			return "--loops is the number of --uring's event loops: add --uring";
+		if (parse_long_range(o->loops, 1, 1024, &v) < 0)
+			return "--loops must be a whole number of event loops from 1 to 1024";
+		o->cfg.uring_loops = (unsigned)v;
+	} else if (o->uring) {
+		v = sysconf(_SC_NPROCESSORS_ONLN);
+		o->cfg.uring_loops = v > 0 ? (unsigned)v : 1;
+	}
 	if (o->cpus_text) {
 		static struct errbuf err;
 		if (cpu_list_parse("--cpus", o->cpus_text, &o->cpus, &err) < 0 ||
@@ -107,6 +118,11 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 		  "a process per connection (the default, as dbench)", NULL },
 		{ "threads", 0, POPT_ARG_NONE, NULL, OPT_THREADS,
 		  "a thread per connection", NULL },
+		{ "uring", 0, POPT_ARG_NONE, &o->uring, 0,
+		  "io_uring event loops, a thread each, serve every connection (multishot accept "
+		  "and receive); --cpus pins loop k", NULL },
+		{ "loops", 0, POPT_ARG_STRING, &o->loops, 0,
+		  "with --uring: this many event loops (default: one per online CPU)", "N" },
 		{ "max-clients", 'm', POPT_ARG_STRING, &o->max, 0,
 		  "refuse connections beyond N at a time (default "
 		  WIRE_STRINGIFY(SERVER_MAX_CLIENTS) "; 0: no limit)", "N" },
@@ -130,7 +146,7 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 	};
 	poptContext pc = poptGetContext("tbench_srv", argc, argv, table, 0);
 	const char *bad;
-	int rc;
+	int rc, forks = 0;
 
 	while ((rc = poptGetNextOpt(pc)) > 0) {
 		if (rc == OPT_VERSION) {
@@ -139,6 +155,7 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 			return 1;
 		}
 		o->cfg.processes = rc == OPT_FORK;
+		forks += rc == OPT_FORK || rc == OPT_THREADS;
 	}
 	if (rc < -1) {
 		char what[256];
@@ -152,10 +169,17 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 			 "options only", poptPeekArg(pc));
 		return usage_error(pc, what);
 	}
+	if (o->uring && forks)
+		return usage_error(pc, "--uring's event loops serve every connection: drop --fork "
+				   "and --threads");
 	if ((bad = check_numbers(o)))
 		return usage_error(pc, bad);
 	if (o->unix_path && (o->listen || o->port))
 		return usage_error(pc, "--unix listens on a socket path: drop --listen and --port");
+	if (o->uring && o->unix_path)
+		return usage_error(pc, "--uring serves TCP: drop --unix or --uring");
+	if (o->uring && o->mptcp)
+		return usage_error(pc, "--uring serves TCP: drop --mptcp or --uring");
 	if (o->unix_path && o->mptcp)
 		return usage_error(pc, "--mptcp is for TCP: drop --unix or --mptcp");
 	o->cfg.mptcp = o->mptcp;
@@ -187,7 +211,7 @@ static void raise_limits(const struct server_config *cfg)
 		return;
 	}
 	/* With processes, each connection's descriptor is in its own process. */
-	if (!cfg->processes && (!cfg->max_clients || limit < cfg->max_clients + SPARE_FDS))
+	if ((!cfg->processes || cfg->uring_loops) && (!cfg->max_clients || limit < cfg->max_clients + SPARE_FDS))
 		fprintf(stderr, "tbench_srv: at most %lu open files (ulimit -n): with --threads, "
 			"connections past about %lu will be refused; raise the hard limit or "
 			"lower --max-clients\n", limit, limit > SPARE_FDS ? limit - SPARE_FDS : 0);
@@ -225,9 +249,15 @@ static int serve(struct srv_options *o)
 		server_request_stop(s);
 	if (!o->quiet) {
 		/* Scripts wait for this line; with --port 0 it is how they learn the port. */
-		printf("tbench_srv: listening on %s (%s%s%s per connection)\n", server_address(s),
+		char shape[64];
+		if (o->cfg.uring_loops)
+			snprintf(shape, sizeof(shape), "%u io_uring event loops", o->cfg.uring_loops);
+		else
+			snprintf(shape, sizeof(shape), "%s per connection",
+				 o->cfg.processes ? "a process" : "a thread");
+		printf("tbench_srv: listening on %s (%s%s%s)\n", server_address(s),
 		       server_on_every_address(s) ? "every address; " : "", o->mptcp ? "MPTCP; " : "",
-		       o->cfg.processes ? "a process" : "a thread");
+		       shape);
 		fflush(stdout);
 	}
 	rc = server_run(s);

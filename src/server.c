@@ -120,7 +120,7 @@ static void accept_failed(struct server *s)
 /* What every accepted socket gets before it is served: -T's options, and
  * the timeouts that drop a peer too slow inside a frame with no system call
  * added to the exchange. */
-static int prepare_conn(const struct server *s, int fd, struct errbuf *err)
+int server_prepare_conn(const struct server *s, int fd, struct errbuf *err)
 {
 	struct timeval t = { .tv_sec = s->cfg.timeout_secs };
 
@@ -154,7 +154,7 @@ static void accept_one(struct server *s)
 		close(fd);
 		return;
 	}
-	if (prepare_conn(s, fd, &err) < 0) {
+	if (server_prepare_conn(s, fd, &err) < 0) {
 		server_log(s, "connection %lu (%s): %s; closed it", id, peer, err.msg);
 		close(fd);
 		return;
@@ -171,6 +171,8 @@ int server_run(struct server *s)
 	};
 	int rc = 0;
 
+	if (s->cfg.uring_loops)
+		return server_run_uring(s);
 	for (;;) {
 		if (s->cfg.processes)
 			server_reap(s, false);
@@ -203,6 +205,19 @@ int server_run(struct server *s)
 	log_suppressed(s, atomic_exchange(&s->log->suppressed, 0));
 	return rc;
 }
+
+#ifndef HAVE_LIBURING
+bool server_has_uring(void)
+{
+	return false;
+}
+
+int server_run_uring(struct server *s)
+{
+	(void)s;
+	return -1;
+}
+#endif
 
 /* ---- serving in the background ------------------------------------------ */
 

@@ -27,6 +27,8 @@ struct server_config {
 	bool mptcp;                /* listen with IPPROTO_MPTCP: MPTCP peers, and TCP ones as TCP */
 	unsigned max_clients;      /* connections at once, beyond which one is refused; 0: no limit */
 	unsigned timeout_secs;     /* drop a peer this slow inside a frame; 0: never */
+	unsigned uring_loops;      /* > 0: that many io_uring event loops (threads) serve every
+				    * connection instead (server_uring.c); timeout_secs unused */
 	const char *log_prefix;    /* starts every log line, e.g. "tbench_srv" */
 	int log_fd;                /* where log lines go (2 for stderr) */
 };
@@ -56,6 +58,9 @@ int server_mptcp_check(struct errbuf *err);
 const char *server_address(const struct server *s);
 unsigned server_port(const struct server *s);
 bool server_on_every_address(const struct server *s);
+
+/* Whether this build has the event-loop server (liburing). */
+bool server_has_uring(void);
 
 /* Serve in the calling thread until server_request_stop(); then close
  * every connection and return 0 (-1 if polling itself failed). */

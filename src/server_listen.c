@@ -259,6 +259,12 @@ int server_listen(const struct server_config *cfg, struct server **out, struct e
 		return err_set(err, "out of memory for the server");
 	s->cfg = *cfg;
 	s->lfd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+	if (cfg->uring_loops && !server_has_uring()) {
+		free(s);
+		err_set(err, "--uring: this build has no io_uring (configure found no liburing 2.3+: "
+			"apt-get install liburing-dev, then configure again)");
+		return SERVER_BAD_CONFIG;
+	}
 	if (cfg->opts)
 		s->opts = *cfg->opts;
 	if (cfg->unix_path && cfg->private_dir)

@@ -60,6 +60,7 @@ struct server {
 	struct conn *conns;
 	unsigned active;
 	bool stopping;
+	int accept_errno;            /* event loops: the accept failure last said */
 	/* process per connection */
 	pid_t *kids;
 	size_t nkids, cap;
@@ -71,6 +72,12 @@ __attribute__((format(printf, 2, 3)))
 void server_log(const struct server *s, const char *fmt, ...);
 __attribute__((format(printf, 2, 3)))
 void server_log_always(const struct server *s, const char *fmt, ...);
+
+/* -T's options and the timeouts, on an accepted socket (server.c). */
+int server_prepare_conn(const struct server *s, int fd, struct errbuf *err);
+
+/* The event loops (server_uring.c): serve until stopped, as server_run. */
+int server_run_uring(struct server *s);
 
 /* "127.0.0.1:7003", "[::1]:7003" or "unix socket PATH" (server_listen.c). */
 void server_format_addr(const struct server *s, const struct sockaddr *sa, socklen_t len,
