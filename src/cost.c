@@ -274,6 +274,20 @@ static void read_net(const struct cost *c, struct cost_sample *s)
 		s->net_ok[i] = dev;
 }
 
+/* A task's user and system time in /proc/.../stat are whole clock ticks:
+ * with thousands of tasks each runs a fraction of a tick, and their sum
+ * falls far short (a hundredth of it at 1,000 nop threads). The group's run
+ * time is schedstat's nanoseconds; the ticks only split it. */
+static void exact_cpu(struct task_times *t)
+{
+	double ticks = t->user_s + t->sys_s, run_s = t->exec_ns / 1e9;
+
+	if (t->exec_ns == 0)
+		return;   /* no schedstat (CONFIG_SCHED_INFO): the ticks as they are */
+	t->user_s = ticks > 0 ? run_s * t->user_s / ticks : run_s;
+	t->sys_s = ticks > 0 ? run_s - t->user_s : 0;
+}
+
 void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n,
 		 pid_t driver_tid)
 {
@@ -281,6 +295,8 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	read_perf(c, s);
 	read_net(c, s);
 	proc_run_tasks(client_tids, n, driver_tid, sort_task, s);
+	exact_cpu(&s->clients);
+	exact_cpu(&s->servers);
 	const struct task_times *cl = &s->clients, *sv = &s->servers;
 	if (c->from_proc[PERF_TASK_CLOCK])
 		s->perf[PERF_TASK_CLOCK] = cl->exec_ns + sv->exec_ns;
