@@ -17,7 +17,8 @@
 
 #define POLL_NS   100000000ull    /* how often the driver looks */
 #define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
-#define STOP_GRACE_NS 30000000000ull  /* clients stop within it after the end, on a loaded machine too */
+#define STOP_GRACE_NS 30000000000ull  /* after the end, some client stops within it, on a loaded machine too */
+#define STOP_POLL_NS 10000000ull      /* how often the driver looks while they stop */
 #define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
 #define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
 #define RELEASE_NS 1000000000ull  /* every client begins its first operation within it */
