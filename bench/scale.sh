@@ -114,6 +114,7 @@ measure() {
 	kill "$watcher" 2>/dev/null || true
 	wait "$watcher" 2>/dev/null || true
 	lowest=$(sort -n "$tmp/mem" | head -1)
+	local kib=$(((before - ${lowest:-$before}) / n))
 	local err
 	# Why it failed: the run's own error, else the first message that is
 	# neither a warning nor a note.
@@ -122,13 +123,13 @@ measure() {
 	((rc == 0)) && err=""
 	((rc == 124)) && err="stopped after --limit $limit s"
 	jq -r --arg b "$b" --arg m "$m" --arg n "$n" --arg rc "$rc" --arg wall "$wall" \
-		--arg kib "$(((before - ${lowest:-$before}) / n))" --arg err "$err" '
+		--arg kib "$kib" --arg err "$err" '
 		def num: if . == null then "" else tostring end;
 		[$b, $m, $n, $rc, (.result.setup_s | num), $wall, (.result.mb_per_sec | num),
 		 ((.cost.per_operation.clients // null) as $c
 		  | if $c == null or $c.cpu_user_us == null then "" else ($c.cpu_user_us + $c.cpu_system_us | tostring) end),
 		 $kib, $err] | join(",")' "$tmp/run.json" 2>/dev/null ||
-		echo "$b,$m,$n,$rc,,$wall,,,$(((before - ${lowest:-$before}) / n)),${err:-no --json written}"
+		echo "$b,$m,$n,$rc,,$wall,,,$kib,${err:-no --json written}"
 }
 
 report() {

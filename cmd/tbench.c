@@ -214,8 +214,7 @@ enum { FDS_PER_CLIENT = 4, FDS_BASE = 64 };
 
 static void raise_fds(const struct run_config *cfg)
 {
-	unsigned long per = cfg->bcfg.processes ? (cfg->clients_per_process ? cfg->clients_per_process : 1)
-						 : cfg->bcfg.nclients;
+	unsigned long per = cfg->bcfg.processes ? run_per_process(cfg) : cfg->bcfg.nclients;
 	unsigned long limit;
 	struct errbuf err;
 

@@ -557,7 +557,7 @@ static int driver_init(struct driver *d, const struct run_config *cfg,
 	 * is read at the samples. */
 	cost_open(&d->cost, "lo", cfg->perf);
 	d->nclients = cfg->bcfg.nclients;
-	d->per_proc = cfg->clients_per_process ? cfg->clients_per_process : 1;
+	d->per_proc = run_per_process(cfg);
 	size_t slots = sizeof(struct shared) + d->nclients * sizeof(struct slot);
 	slots = (slots + 63) & ~(size_t)63;
 	d->sh_size = slots + d->nclients * sizeof(struct client_stats);

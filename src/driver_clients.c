@@ -120,8 +120,9 @@ static unsigned in_setup(struct driver *d, unsigned begun)
 static unsigned setup_window(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned per_cpu = cpus > 0 ? 4 * (unsigned)cpus : 0;
 
-	return cpus > 4 ? 4 * (unsigned)cpus : SETUP_WINDOW_MIN;
+	return per_cpu > SETUP_WINDOW_MIN ? per_cpu : SETUP_WINDOW_MIN;
 }
 
 static unsigned clients_begun(const struct driver *d)
@@ -132,11 +133,10 @@ static unsigned clients_begun(const struct driver *d)
 
 int driver_spawn_more(struct driver *d, struct errbuf *err)
 {
-	unsigned window = setup_window(), total = run_procs(d->cfg);
+	unsigned window = setup_window();
+	unsigned total = d->cfg->bcfg.processes ? run_procs(d->cfg) : d->nclients;
 	pid_t parent = getpid();
 
-	if (!d->cfg->bcfg.processes)
-		total = d->nclients;
 	while (d->started < total && in_setup(d, clients_begun(d)) < window) {
 		if (!d->cfg->bcfg.processes) {
 			if (start_threads(d, d->started, 1, &d->threads[d->started], err) < 1)

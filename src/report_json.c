@@ -99,7 +99,7 @@ static void json_settings(FILE *f, const struct run_config *cfg, const struct ru
 		SKEY(SK_PROCS) "%u,\n    " SKEY(SK_CLIENTS_PER_PROCESS) "%u,\n    "
 		SKEY(SK_COPY_REPLIES) "%s,\n    " SKEY(SK_LOADFILE),
 		cfg->bcfg.nclients, cfg->bcfg.processes ? "processes" : "threads", run_procs(cfg),
-		cfg->clients_per_process ? cfg->clients_per_process : 1,
+		run_per_process(cfg),
 		cfg->bcfg.copy_replies ? "true" : "false");
 	json_str(f, cfg->lf->path);
 	fprintf(f, ",\n    " SKEY(SK_LOADFILE_OPS) "%zu,\n    " SKEY(SK_LOADFILE_PASS_BYTES)

@@ -40,10 +40,16 @@ struct run_config {
 	struct trace *trace;     /* --trace: loaded and attached, not yet on; NULL without */
 };
 
+/* With processes, the clients (threads) each client process runs. */
+static inline unsigned run_per_process(const struct run_config *cfg)
+{
+	return cfg->clients_per_process ? cfg->clients_per_process : 1;
+}
+
 /* Processes that run clients: the figure dbench prints as "procs". */
 static inline unsigned run_procs(const struct run_config *cfg)
 {
-	unsigned per = cfg->clients_per_process ? cfg->clients_per_process : 1;
+	unsigned per = run_per_process(cfg);
 
 	return cfg->bcfg.processes ? (cfg->bcfg.nclients + per - 1) / per : 1;
 }
