@@ -93,10 +93,14 @@ independent_count() {
 	fi
 	echo "# $who: task clock ours $ours_ms ms, $clock $clock_ms ms"
 	# Ours is part of the other: at most a little more (a double count is
-	# a bug), less by the set-up and teardown (more with ASan: its start-up,
-	# its leak check at each exit). A task left out costs far more.
-	check "$who: task clock 85-105% of $clock's" \
-		awk -v a="$ours_ms" -v b="$clock_ms" 'BEGIN { exit !(a / b > 0.85 && a / b < 1.05) }'
+	# a bug), less by the set-up and teardown. Under ASan those grow with
+	# the machine's load (its start-up, its leak check at each exit: a
+	# third of the run's CPU beside three other tests), so there the floor
+	# is lower; a task left out is caught by the switches, counted to 10%.
+	local floor=85
+	[ -z "${tb_sanitizers:-}" ] || floor=60
+	check "$who: task clock $floor-105% of $clock's" \
+		awk -v a="$ours_ms" -v b="$clock_ms" -v f="$floor" 'BEGIN { exit !(a / b > f / 100 && a / b < 1.05) }'
 	if $have_perf; then
 		perf_cs="$(awk -F, '$3 == "context-switches" { print $1 }' "$TL_TMP/perf.csv")"
 		echo "# $who: context switches ours $ours_cs, perf stat $perf_cs"
