@@ -194,6 +194,8 @@ static void tick(struct driver *d, uint64_t now, unsigned sec)
 		 * yet cleared its warm-up count, which would read as a burst. */
 		bytes += execute ? (b > d->base[i] ? b - d->base[i] : 0) : b;
 		lines += atomic_load_explicit(&s->lines, memory_order_relaxed);
+		if (m > d->longest_done_ns)
+			d->longest_done_ns = m;
 		if (start && start < now && now - start > m)
 			m = now - start;
 		if (m > worst)
@@ -571,9 +573,11 @@ static int driver_init(struct driver *d, const struct run_config *cfg,
 	}
 	d->args = calloc(d->nclients, sizeof(*d->args));
 	d->base = calloc(d->nclients, sizeof(*d->base));
-	if (cfg->bcfg.processes)
+	if (cfg->bcfg.processes) {
 		d->pids = calloc(run_procs(cfg), sizeof(*d->pids));
-	else
+		if (driver_watch_children(d, err) < 0)
+			return -1;
+	} else
 		d->threads = calloc(d->nclients, sizeof(*d->threads));
 	if (!(d->tids = calloc(d->nclients, sizeof(*d->tids))))
 		return err_set(err, "out of memory for %u clients", d->nclients);
@@ -601,6 +605,7 @@ static void driver_free(struct driver *d, bool clients_stuck)
 		munmap(d->passes, d->passes_size);
 	cost_close(&d->cost);
 	noise_free(&d->noise);
+	driver_unwatch_children(d);
 	free(d->threads);
 	free(d->pids);
 	free(d->args);

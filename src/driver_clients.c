@@ -85,6 +85,7 @@ static void client_process(struct driver *d, unsigned proc, pid_t parent)
 		_exit(1);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);   /* the driver's handler is the driver's */
 	if (pin_client(d, first) < 0) {
 		for (unsigned i = 1; i < n; i++)   /* never started: nobody waits for them */
 			atomic_store(&d->sh->slot[first + i].state, SLOT_FAILED);
@@ -163,39 +164,89 @@ static bool slot_stalled(const struct slot *s)
 
 /* A client process that vanished without saying why ends the run; its
  * clients are done, so nobody waits for them. */
-/* Has some child exited? One call, where the scan costs one per client
- * process; WNOWAIT leaves the child for the scan. A backend's own server
- * is a child too: when it is the one, every poll scans, as it did. */
-static bool some_child_exited(void)
+/* A client process ended: a death nobody announced fails its clients. */
+static void client_process_ended(struct driver *d, unsigned p, int status)
 {
-	siginfo_t info;
-
-	memset(&info, 0, sizeof(info));
-	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0)
-		return errno != ECHILD;   /* not sure: scan */
-	return info.si_pid != 0;
+	d->pids[p] = 0;
+	for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++) {
+		if (slot_done(&d->sh->slot[i]))
+			continue;
+		atomic_store(&d->sh->slot[i].state, SLOT_FAILED);
+		if (WIFSIGNALED(status))
+			driver_set_error(d, "client %u died: killed by signal %d (%s)",
+					 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		else
+			driver_set_error(d, "client %u exited with status %d before finishing",
+					 i, WEXITSTATUS(status));
+	}
 }
 
+static bool client_process_index(const struct driver *d, pid_t pid, unsigned *p)
+{
+	for (*p = 0; *p < d->started; (*p)++)
+		if (d->pids[*p] == pid)
+			return true;
+	return false;
+}
+
+static volatile sig_atomic_t child_exited;
+
+static void on_child_exit(int sig)
+{
+	(void)sig;
+	child_exited = 1;
+}
+
+/* Client processes: the kernel is asked about children only after one
+ * ended, as each question walks the list of all of them. */
+int driver_watch_children(struct driver *d, struct errbuf *err)
+{
+	struct sigaction sa = { .sa_handler = on_child_exit, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
+
+	sigemptyset(&sa.sa_mask);
+	child_exited = 1;   /* a child started before the handler is looked for once */
+	if (sigaction(SIGCHLD, &sa, &d->old_sigchld) < 0)
+		return err_errno(err, "setting a SIGCHLD handler");
+	d->watching_children = true;
+	return 0;
+}
+
+void driver_unwatch_children(struct driver *d)
+{
+	if (d->watching_children)
+		sigaction(SIGCHLD, &d->old_sigchld, NULL);
+	d->watching_children = false;
+}
+
+/* Reaps the client processes that exited. The kernel names each exited
+ * child (WNOWAIT leaves it for the waitpid): one call a child, where
+ * asking every client process costs a system call each, ten thousand a
+ * poll while thousands stop. A child that is no client (a backend's own
+ * server) is its owner's to wait for; behind it, every process is asked. */
 void driver_reap_dead(struct driver *d)
 {
-	if (!d->pids || !some_child_exited())
+	if (!d->pids || !child_exited)
 		return;
+	child_exited = 0;   /* first: an exit from here on is seen at the next poll */
+	for (;;) {
+		siginfo_t info;
+		unsigned p;
+		int status;
+
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == 0)
+			return;
+		if (!client_process_index(d, info.si_pid, &p))
+			break;
+		if (waitpid(info.si_pid, &status, 0) == info.si_pid)
+			client_process_ended(d, p, status);
+		else if (errno != EINTR)
+			return;
+	}
 	for (unsigned p = 0; p < d->started; p++) {
 		int status;
-		if (d->pids[p] <= 0 || waitpid(d->pids[p], &status, WNOHANG) <= 0)
-			continue;
-		d->pids[p] = 0;
-		for (unsigned i = p * d->per_proc; i < (p + 1) * d->per_proc && i < d->nclients; i++) {
-			if (slot_done(&d->sh->slot[i]))
-				continue;
-			atomic_store(&d->sh->slot[i].state, SLOT_FAILED);
-			if (WIFSIGNALED(status))
-				driver_set_error(d, "client %u died: killed by signal %d (%s)",
-						 i, WTERMSIG(status), strsignal(WTERMSIG(status)));
-			else
-				driver_set_error(d, "client %u exited with status %d before finishing",
-						 i, WEXITSTATUS(status));
-		}
+		if (d->pids[p] > 0 && waitpid(d->pids[p], &status, WNOHANG) > 0)
+			client_process_ended(d, p, status);
 	}
 }
 
@@ -219,14 +270,18 @@ unsigned driver_count_done(const struct driver *d)
 
 /* The clients stop; one that has not while no other stopped for the grace
  * period is stuck. Thousands of processes take long to end on a loaded
- * machine, but they keep ending: the grace runs from the last one. The
- * scan reads every slot and waits on every child: every STOP_POLL_NS, not
- * a tight loop, since the driver may hold a CPU above the clients. */
+ * machine, but they keep ending: the grace runs from the last one. Each
+ * first ends the operation it is in: where operations took long, the
+ * grace is twice the longest. The scan reads every slot and waits on
+ * every child: every STOP_POLL_NS, not a tight loop, since the driver may
+ * hold a CPU above the clients. */
 int driver_stop_clients(struct driver *d)
 {
 	uint64_t start = now_ns(), next_line = start + TICK_NS, last_stop = start;
 	uint64_t grace = d->cfg->timeout > 0 && d->cfg->timeout * 1e9 < STOP_GRACE_NS ?
 			 (uint64_t)(d->cfg->timeout * 1e9) : STOP_GRACE_NS;
+	if (grace < 2 * d->longest_done_ns)
+		grace = 2 * d->longest_done_ns;
 	uint64_t since = d->exec_start ? d->exec_start : d->t0;
 	bool lines = d->t0 && d->obs->cleanup;
 	unsigned left = d->nclients - driver_count_done(d);
@@ -323,33 +378,74 @@ static const struct op *op_at_line(const struct loadfile *lf, uint64_t lines)
 	return lo < lf->n_ops && lf->ops[lo].line == line ? &lf->ops[lo] : NULL;
 }
 
+/* Has the run completed an operation within the last `limit`? Also keeps
+ * the run's lines, for expected_wait(). */
+static bool run_progressed(struct driver *d, uint64_t now, uint64_t limit)
+{
+	uint64_t lines = 0;
+
+	for (unsigned i = 0; i < d->nclients; i++)
+		lines += atomic_load_explicit(&d->sh->slot[i].lines, memory_order_relaxed);
+	if (lines != d->watch_lines || !d->watch_progress_ns) {
+		d->watch_lines = lines;
+		d->watch_progress_ns = now;
+	}
+	return now - d->watch_progress_ns < limit;
+}
+
+/* What an operation waits on this machine, by Little's law: the clients
+ * in flight over the run's rate of operations since the release. */
+static double expected_wait_ns(const struct driver *d, uint64_t now)
+{
+	double secs = d->t0 && now > d->t0 ? (double)(now - d->t0) / 1e9 : 0;
+	double rate = secs > 0 ? (double)d->watch_lines / secs : 0;
+
+	return rate > 0 ? (d->nclients - driver_count_done(d)) / rate * 1e9 : 0;
+}
+
+static void stalled(struct driver *d, unsigned i, const struct op *op)
+{
+	char peer[200];
+
+	describe_peer(d, peer, sizeof(peer));
+	if (op)
+		driver_set_error(d, "client %u, %s line %u (%s): no reply from %s within %g s "
+				 "(--timeout): is the server alive and reachable?", i,
+				 d->cfg->lf->path, op->line, smb_keyword(op->type), peer,
+				 d->cfg->timeout);
+	else
+		driver_set_error(d, "client %u: connecting to %s took longer than %g s "
+				 "(--timeout): is the server alive and answering?", i, peer,
+				 d->cfg->timeout);
+	atomic_store(&d->sh->slot[i].state, SLOT_STALLED);   /* nobody waits for it */
+}
+
 /* Every exchange has a bound: a client whose exchange (or set-up) has been
- * in flight longer than --timeout ends the run, naming it. */
+ * in flight longer than --timeout ends the run, naming it. But a machine
+ * given more clients than it can run serves every one of them late: there
+ * an exchange past it is stuck only when the run completed no operation
+ * in that time, or when it waited STUCK_FACTOR times what an operation
+ * waits in this run (expected_wait_ns()). */
 void driver_watchdog(struct driver *d, uint64_t now)
 {
 	uint64_t limit = (uint64_t)(d->cfg->timeout * 1e9);
+	bool progressed = limit && d->phase != PHASE_SETUP && run_progressed(d, now, limit);
+	double expected = -1;
 
 	for (unsigned i = 0; limit && i < d->nclients; i++) {
 		struct slot *s = &d->sh->slot[i];
 		uint64_t start = atomic_load_explicit(&s->op_start_ns, memory_order_relaxed);
 		if (!start || start > now || now - start < limit || slot_done(s))
 			continue;
-		char peer[200];
 		const struct op *op = d->phase == PHASE_SETUP ? NULL
 			: op_at_line(d->cfg->lf, atomic_load(&s->lines));
-		describe_peer(d, peer, sizeof(peer));
 		if (op && !op->exchanges)
 			continue;   /* a long Sleep line is the loadfile's wish */
-		if (op)
-			driver_set_error(d, "client %u, %s line %u (%s): no reply from %s within %g s "
-					 "(--timeout): is the server alive and reachable?", i,
-					 d->cfg->lf->path, op->line, smb_keyword(op->type), peer,
-					 d->cfg->timeout);
-		else
-			driver_set_error(d, "client %u: connecting to %s took longer than %g s "
-					 "(--timeout): is the server alive and answering?", i, peer,
-					 d->cfg->timeout);
-		atomic_store(&s->state, SLOT_STALLED);   /* nobody waits for it */
+		if (progressed && expected < 0)
+			expected = expected_wait_ns(d, now);
+		if (progressed && now - start < STUCK_FACTOR * expected)
+			continue;   /* late with the others: the machine is slow, not the peer */
+		stalled(d, i, op);
 	}
 }
 

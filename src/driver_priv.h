@@ -18,6 +18,7 @@
 #define POLL_NS   100000000ull    /* how often the driver looks */
 #define TICK_NS  1000000000ull    /* progress lines, as dbench's SIGALRM */
 #define STOP_GRACE_NS 30000000000ull  /* after the end, some client stops within it, on a loaded machine too */
+#define STUCK_FACTOR 10               /* an exchange this many times the expected wait is stuck */
 #define STOP_POLL_NS 10000000ull      /* how often the driver looks while they stop */
 #define START_AT_LATE_S 1.0           /* --start-at: set-up may end this much after the instant */
 #define LATE_NS   250000000ull    /* a progress line later than this is off its schedule */
@@ -38,11 +39,14 @@ struct driver {
 	void *backend_run;
 	pthread_t *threads;
 	pid_t *pids;                    /* one per client process */
+	struct sigaction old_sigchld;   /* restored when the run ends */
+	bool watching_children;         /* driver_watch_children() set its handler */
 	struct client_arg { struct driver *d; unsigned id; } *args;
 	unsigned started;               /* clients (threads) or processes started */
 	unsigned setup_first;           /* no client before it is still in its set-up */
 	uint64_t setup_start;           /* the first client started; t0: released */
 	uint64_t t0, exec_start, exec_end, worst_ns;
+	uint64_t longest_done_ns;       /* the longest operation completed, warm-up too */
 	int phase;
 	unsigned last_sec;              /* the phase's last progress line: its whole second, 0 before */
 	unsigned late_lines, skipped;   /* lines later than LATE_NS; seconds that had none */
@@ -52,6 +56,7 @@ struct driver {
 	struct cost cost;               /* counters, and the samples of the execute phase */
 	struct noise noise;             /* sampled with the cost; the stall watch */
 	pid_t *tids;                    /* the clients' tasks */
+	uint64_t watch_lines, watch_progress_ns;  /* the run's lines, and when they last grew */
 	pid_t driver_tid;               /* this thread: neither client nor server */
 	enum driver_priority priority;  /* this thread's, above the clients where allowed */
 	pthread_t sampler;              /* takes the execute phase's first sample */
@@ -72,6 +77,10 @@ void driver_tell_phase(struct driver *d, enum phase phase);
 
 /* driver_clients.c */
 struct pass_time *driver_passes_of(struct driver *d, unsigned id);
+/* While client processes run, their exits are noted by a SIGCHLD handler
+ * that driver_reap_dead() reads: without one it asks nothing. */
+int driver_watch_children(struct driver *d, struct errbuf *err);
+void driver_unwatch_children(struct driver *d);
 /* Starts clients, threads or processes of per_proc threads each, while
  * fewer than a few are in their set-up: 1 while some are still to start,
  * 0 when all have, -1 on failure. */
@@ -80,8 +89,9 @@ int driver_spawn_more(struct driver *d, struct errbuf *err);
 void driver_reap_dead(struct driver *d);
 unsigned driver_count_ready(const struct driver *d);
 unsigned driver_count_done(const struct driver *d);
-/* A client whose exchange (or set-up) is in flight past --timeout fails
- * the run, named; the stall watch is fed every client's progress. */
+/* A client whose exchange (or set-up) is in flight past --timeout, while
+ * the run stalled or others went far faster, fails the run, named;
+ * the stall watch is fed every client's progress. */
 void driver_watchdog(struct driver *d, uint64_t now);
 void driver_watch_stalls(struct driver *d, uint64_t now);
 /* Lines replayed by every client; *waiting: one of them is in a Sleep

@@ -2,10 +2,11 @@
 # shellcheck disable=SC2016  # jq programs are single-quoted on purpose
 # Faults a hostile peer or a clumsy user brings, against every backend, as
 # processes and as threads: the server killed or stopped, SIGINT and SIGTERM,
-# --json on a full file system, standard output full or closed. Each run
-# must end within a bound with exit 1, a message naming the cause, and a
-# valid JSON file (or a clear error that it could not be written): never a
-# hang, an orphan, a truncated file or exit 0.
+# one server stopped while the others run, --json on a full file system,
+# standard output full or closed. Each run must end within a bound with
+# exit 1, a message naming the cause, and a valid JSON file (or a clear
+# error that it could not be written): never a hang, an orphan, a
+# truncated file or exit 0.
 #
 #   tests/faults.sh                  tcp, pipe and unix (make check)
 #   tests/faults.sh --all --table F  every backend; a markdown table in F
@@ -62,6 +63,16 @@ server_pids() {
 	fi
 }
 
+# One server of one client: the first connection's for tcp, else the
+# first client's own.
+one_server_pid() {   # one_server_pid BACKEND PID
+	if [ "$1" = tcp ]; then
+		pgrep -P "$EXT_PID" | head -n 1
+	else
+		server_pids "$1" "$2" | head -n 1
+	fi
+}
+
 # Sends SIGNAL to the run's server processes. A per-connection server may
 # have ended between listing and signalling: not an error.
 signal_servers() {   # signal_servers SIGNAL BACKEND PID
@@ -108,9 +119,11 @@ run_fault() {
 		sigterm) kill -TERM "$pid" 2>/dev/null || echo "# $backend $model: tbench ended before SIGTERM" ;;
 		server-killed) signal_servers KILL "$backend" "$pid" ;;
 		server-stopped) signal_servers STOP "$backend" "$pid" ;;
+		# the others go on: this one is stuck, not the machine slow
+		server-one-stopped) kill -STOP "$(one_server_pid "$backend" "$pid")" ;;
 		esac
 		wait "$pid" || rc=$?
-		if [ "$fault" = server-stopped ]; then signal_servers CONT "$backend" "$pid"; fi
+		if [[ "$fault" == server-*stopped ]]; then signal_servers CONT "$backend" "$pid"; fi
 		;;
 	esac
 	local took=$((SECONDS - start)) msg
@@ -126,7 +139,7 @@ run_fault() {
 	else
 		check "$what: no truncated JSON left" bash -c "! ls '$TL_TMP/full/'run.json* 2>/dev/null"
 	fi
-	[ "$fault" = server-killed ] || [ "$fault" = server-stopped ] &&
+	[[ "$fault" == server-* ]] &&
 		check "$what: the message names the server or the timeout" \
 			grep -Eq 'server|peer|--timeout|closed|reset|pipe' "$out.err"
 	check "$what: no process of the run left" no_process_left
@@ -177,7 +190,7 @@ for backend in "${BACKENDS[@]}"; do
 		continue
 	fi
 	for model in processes threads; do
-		for fault in server-killed server-stopped sigint sigterm json-full stdout-full stdout-closed; do
+		for fault in server-killed server-stopped server-one-stopped sigint sigterm json-full stdout-full stdout-closed; do
 			if applies "$backend" "$model" "$fault"; then
 				run_fault "$backend" "$model" "$fault"
 			else
