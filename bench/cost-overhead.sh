@@ -62,8 +62,8 @@ tb_noise_end "$OUT.noise"
 	echo
 	tb_noise_md "$OUT.noise"
 	echo
-	echo "| backend | clients | MB/s without (median) | with $WITH ÷ without (median of $REPS paired) |"
-	echo "|---|---:|---:|---:|"
+	echo "| backend | clients | MB/s without (median) | with $WITH ÷ without (median of $REPS paired) | lowest–highest pair (an interval of the median, $(awk -v n="$REPS" 'BEGIN { printf "%.0f", 100 * (1 - 2 ^ (1 - n)) }')%) |"
+	echo "|---|---:|---:|---:|---:|"
 	awk -F, "$(cat "$here/bench/median.awk")"'
 		NR > 1 { v[$1 "," $2 "," $3 "," $4] = $5; key[$2 "," $3] = 1; reps[$1] = 1 }
 		END {
@@ -74,7 +74,7 @@ tb_noise_end "$OUT.noise"
 					if (off > 0 && on > 0) { ratio = ratio " " on / off; base = base " " off }
 				}
 				split(k, bn, ",")
-				if (base != "") printf "| %s | %s | %.1f | %.4f |\n", bn[1], bn[2], median(base), median(ratio)
+				if (base != "") printf "| %s | %s | %.1f | %.4f | %s |\n", bn[1], bn[2], median(base), median(ratio), range(ratio)
 			}
 		}' "$OUT.csv" | sort
 } >"$OUT.md"
