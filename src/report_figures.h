@@ -97,15 +97,17 @@ static inline void trace_side_of(const struct run_result *res, int side,
 		sys_ns += (double)t->syscall[side][nr].ns;
 	f->user_us = per_op(res, s->user_ns / 1e3);
 	f->syscall_us = per_op(res, sys_ns / 1e3);
-	f->on_cpu_us = f->user_us + f->syscall_us;
+	f->softirq_us = per_op(res, s->softirq_ns / 1e3);
+	/* Softirqs that interrupted a task are apart from its user and system
+	 * call time (trace.bpf.c), and on its CPU all the same. */
+	f->on_cpu_us = f->user_us + f->syscall_us + f->softirq_us;
 	f->runq_us = per_op(res, s->runq_ns / 1e3);
 	f->blocked_us = per_op(res, s->blocked_ns / 1e3);
 	f->wakeups = per_op(res, (double)s->wakeups);
 	f->cross_cpu = per_op(res, (double)s->wakeups_cross_cpu);
 	f->preempted = per_op(res, (double)s->preempted);
 	f->switches = per_op(res, (double)s->switches_out);
-	f->softirq_us = per_op(res, s->softirq_ns / 1e3);
-	f->accounted_s = (s->user_ns + sys_ns + s->runq_ns + s->blocked_ns) / 1e9;
+	f->accounted_s = (s->user_ns + sys_ns + s->softirq_ns + s->runq_ns + s->blocked_ns) / 1e9;
 	/* Tasks started in the window count from their start, those ended in
 	 * it up to their end. */
 	f->expected_s = t->wall_s * t->tasks[side] +

@@ -322,7 +322,12 @@ int BPF_PROG(on_softirq_exit, unsigned int vec)
 	t->softirq_ns[vec == NET_RX_VEC ? TRACE_NET_RX : vec == NET_TX_VEC ? TRACE_NET_TX :
 		      TRACE_SOFTIRQ_OTHER] += ns;
 	struct trace_task *task = current_task();
-	if (task && task->side < TRACE_SIDES)
-		t->side[task->side & 1].softirq_ns += ns;
+	if (!task || task->side >= TRACE_SIDES)
+		return 0;
+	t->side[task->side & 1].softirq_ns += ns;
+	/* Given apart, so not also in the user or system call time of the
+	 * task it interrupted: that segment now starts after it. */
+	__u64 on = t_on;
+	task->seg = (task->seg > on ? task->seg : on) + ns;
 	return 0;
 }
