@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "run.h"
+#include "syscall_name.h"
 
 static inline double ms(uint64_t ns)
 {
@@ -84,6 +85,7 @@ struct trace_side_figures {
 	double user_us, syscall_us, on_cpu_us, runq_us, blocked_us;
 	double wakeups, cross_cpu, preempted, switches, softirq_us;
 	double accounted_s, expected_s;      /* the whole window's task time */
+	double group_us[SYSCALL_GROUPS];     /* syscall_us by group of calls */
 };
 
 static inline void trace_side_of(const struct run_result *res, int side,
@@ -93,8 +95,12 @@ static inline void trace_side_of(const struct run_result *res, int side,
 	const struct trace_side *s = &t->totals.side[side];
 	double sys_ns = 0, off = (double)t->off_ns;
 
-	for (int nr = 0; nr < TRACE_SYSCALLS; nr++)
+	for (int g = 0; g < SYSCALL_GROUPS; g++)
+		f->group_us[g] = 0;
+	for (unsigned nr = 0; nr < TRACE_SYSCALLS; nr++) {
 		sys_ns += (double)t->syscall[side][nr].ns;
+		f->group_us[syscall_group(nr)] += per_op(res, t->syscall[side][nr].ns / 1e3);
+	}
 	f->user_us = per_op(res, s->user_ns / 1e3);
 	f->syscall_us = per_op(res, sys_ns / 1e3);
 	f->softirq_us = per_op(res, s->softirq_ns / 1e3);
