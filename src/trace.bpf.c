@@ -218,9 +218,15 @@ int BPF_PROG(on_wakeup, struct task_struct *p)
 	return 0;
 }
 
+/* No sched_waking before it: the parent that asks for it runs here. */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
+	__u32 tid = p->pid;
+	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+
+	if (task)
+		task->waker_cpu = bpf_get_smp_processor_id();
 	woken(p);
 	return 0;
 }

@@ -2,7 +2,8 @@
 # shellcheck disable=SC2016  # jq programs are single-quoted on purpose
 # --trace: the BPF block after the Throughput line, its time adding up to
 # the phase's, the system calls a backend is known to make, the on-CPU
-# time against /proc's task clock (--json's cost), and an unprivileged
+# time against /proc's task clock (--json's cost), wake-ups across CPUs
+# only where the client and server are pinned apart, and an unprivileged
 # user refused before the run. Root only; skipped where BPF is not there.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
@@ -15,9 +16,9 @@ if ! "$TBENCH" --trace -b nop 1 -t 1 -q >/dev/null 2>"$TL_TMP/err"; then
 	exit 77
 fi
 
-# jq_ok WHAT FILTER FILE
+# jq_ok WHAT FILTER FILE [SHOW]: SHOW, a filter of FILE, is printed when it fails.
 jq_ok() {
-	check "$1" jq -e "$2" "$3"
+	if jq -e "$2" "$3" >/dev/null; then ok "$1"; else not_ok "$1${4:+: $(jq -c "$4" "$3")}"; fi
 }
 
 expect_exit 0 "--trace -b pipe 2 -t 3" "$TBENCH" --trace -b pipe 2 -t 3 --json "$TL_TMP/pipe.json"
@@ -64,6 +65,28 @@ expect_exit 0 "--trace -b tcp 4 --threads -t 2" "$TBENCH" --trace -b tcp 4 --thr
 jq_ok "tcp, threads: reconciled, recvfrom traced, NET_RX softirq seen" \
 	'.trace.reconciled and ([.trace.per_operation.clients.syscalls[] | select(.name == "recvfrom")] | length == 1)
 	 and .trace.per_operation.softirq_us.net_rx > 0' "$TL_TMP/tcp.json"
+
+# Placement, with a pipe's client and server pinned: on one CPU no wake-up
+# crosses; on two, nearly every one does (the waker's CPU against the one
+# the wakee is put on).
+mapfile -t CPUS < <(tl_allowed_cpus)
+cpu0="${CPUS[0]}"
+expect_exit 0 "pipe, client and server on CPU $cpu0" "$TBENCH" --trace -b pipe 1 -t 2 -q \
+	--cpus "$cpu0" --server-cpus "$cpu0" --json "$TL_TMP/same.json"
+jq_ok "one CPU: the client woken, no wake-up across CPUs" \
+	'.trace.per_operation.clients | .wakeups > 0.5 and .wakeups_cross_cpu < 0.05 * .wakeups' "$TL_TMP/same.json" \
+	'.trace.per_operation.clients | { wakeups, wakeups_cross_cpu }'
+if [ "${#CPUS[@]}" -ge 2 ]; then
+	expect_exit 0 "pipe, client on CPU $cpu0, server on ${CPUS[1]}" "$TBENCH" --trace -b pipe 1 -t 2 -q \
+		--cpus "$cpu0" --server-cpus "${CPUS[1]}" --json "$TL_TMP/split.json"
+	for side in clients servers; do
+		jq_ok "two CPUs: nearly every wake-up across CPUs ($side)" \
+			".trace.per_operation.$side | .wakeups > 0.5 and .wakeups_cross_cpu > 0.9 * .wakeups" "$TL_TMP/split.json" \
+			".trace.per_operation.$side | { wakeups, wakeups_cross_cpu }"
+	done
+else
+	echo "# one CPU allowed: the check across CPUs left out"
+fi
 
 if command -v setpriv >/dev/null; then
 	expect_exit 2 "--trace as nobody" setpriv --reuid=nobody --regid=nogroup --clear-groups \
