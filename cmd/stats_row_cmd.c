@@ -55,6 +55,17 @@ static void print_columns(FILE *o, int (*is_kind)(size_t i))
 			fprintf(o, "%s\n", row_col_name(i));
 }
 
+/* --trace's breakdown: "side<TAB>column<TAB>label" a line, in the order
+ * the parts stack (tbench-plot draws them so). */
+static void print_trace_parts(FILE *o)
+{
+	struct row_part parts[64];
+	size_t n = row_trace_parts(parts, sizeof(parts) / sizeof(parts[0]));
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "%s\t%s\t%s\n", parts[i].side, parts[i].column, parts[i].label);
+}
+
 /* Cells into one line of tab-separated text: tabs and line breaks become spaces. */
 static void put_tsv(FILE *o, char *const *cells, const int *cols, size_t n)
 {
@@ -109,7 +120,7 @@ void cmd_row(int argc, char **argv)
 	struct row_input in = { 0 };
 	struct row_setting *set = xrealloc(NULL, (size_t)argc * sizeof(*set));
 	const char *file[1] = { NULL }, *val, *columns = NULL;
-	int nfile = 0, have_start = 0, have_end = 0, header = 0;
+	int nfile = 0, have_start = 0, have_end = 0, header = 0, parts = 0;
 	int (*list_kind)(size_t i) = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -133,6 +144,8 @@ void cmd_row(int argc, char **argv)
 			list_kind = row_col_is_figure;
 		} else if (strcmp(argv[i], "--knobs") == 0) {
 			list_kind = row_col_is_knob;
+		} else if (strcmp(argv[i], "--trace-parts") == 0) {
+			parts = 1;
 		} else {
 			operand("row", argv, i, file, &nfile, 1);
 		}
@@ -143,6 +156,8 @@ void cmd_row(int argc, char **argv)
 	in.set = set;
 	if (header)
 		print_row_header(stdout);
+	else if (parts)
+		print_trace_parts(stdout);
 	else if (list_kind)
 		print_columns(stdout, list_kind);
 	else

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "run.h"
+#include "syscall_name.h"
 
 static inline double ms(uint64_t ns)
 {
@@ -84,6 +85,7 @@ struct trace_side_figures {
 	double user_us, syscall_us, on_cpu_us, runq_us, blocked_us;
 	double wakeups, cross_cpu, preempted, switches, softirq_us;
 	double accounted_s, expected_s;      /* the whole window's task time */
+	double group_us[SYSCALL_GROUPS];     /* syscall_us by group of calls */
 };
 
 static inline void trace_side_of(const struct run_result *res, int side,
@@ -93,19 +95,25 @@ static inline void trace_side_of(const struct run_result *res, int side,
 	const struct trace_side *s = &t->totals.side[side];
 	double sys_ns = 0, off = (double)t->off_ns;
 
-	for (int nr = 0; nr < TRACE_SYSCALLS; nr++)
+	for (int g = 0; g < SYSCALL_GROUPS; g++)
+		f->group_us[g] = 0;
+	for (unsigned nr = 0; nr < TRACE_SYSCALLS; nr++) {
 		sys_ns += (double)t->syscall[side][nr].ns;
+		f->group_us[syscall_group(nr)] += per_op(res, t->syscall[side][nr].ns / 1e3);
+	}
 	f->user_us = per_op(res, s->user_ns / 1e3);
 	f->syscall_us = per_op(res, sys_ns / 1e3);
-	f->on_cpu_us = f->user_us + f->syscall_us;
+	f->softirq_us = per_op(res, s->softirq_ns / 1e3);
+	/* Softirqs that interrupted a task are apart from its user and system
+	 * call time (trace.bpf.c), and on its CPU all the same. */
+	f->on_cpu_us = f->user_us + f->syscall_us + f->softirq_us;
 	f->runq_us = per_op(res, s->runq_ns / 1e3);
 	f->blocked_us = per_op(res, s->blocked_ns / 1e3);
 	f->wakeups = per_op(res, (double)s->wakeups);
 	f->cross_cpu = per_op(res, (double)s->wakeups_cross_cpu);
 	f->preempted = per_op(res, (double)s->preempted);
 	f->switches = per_op(res, (double)s->switches_out);
-	f->softirq_us = per_op(res, s->softirq_ns / 1e3);
-	f->accounted_s = (s->user_ns + sys_ns + s->runq_ns + s->blocked_ns) / 1e9;
+	f->accounted_s = (s->user_ns + sys_ns + s->softirq_ns + s->runq_ns + s->blocked_ns) / 1e9;
 	/* Tasks started in the window count from their start, those ended in
 	 * it up to their end. */
 	f->expected_s = t->wall_s * t->tasks[side] +

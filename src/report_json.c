@@ -314,6 +314,10 @@ static void json_trace_side(FILE *f, const struct run_result *res, int side)
 		(unsigned long long)t->born, (unsigned long long)t->died, s.on_cpu_us, s.user_us,
 		s.syscall_us, s.runq_us, s.blocked_us, s.wakeups, s.cross_cpu, s.switches, s.preempted,
 		s.softirq_us);
+	fprintf(f, SKEY(SK_SYSCALL_GROUPS_US) "{");
+	for (unsigned g = 0; g < SYSCALL_GROUPS; g++)
+		fprintf(f, "%s\"%s\": %.6g", g ? ", " : " ", syscall_group_key(g), s.group_us[g]);
+	fprintf(f, " },\n        ");
 	json_trace_syscalls(f, res, side);
 	fprintf(f, ",\n        ");
 	json_trace_hist(f, res->trace.wake_hist[side]);

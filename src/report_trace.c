@@ -61,12 +61,12 @@ static void trace_side(FILE *f, const struct run_result *res, int side)
 			"backend without one)\n", side == TRACE_SIDE_CLIENT ? "clients" : "servers");
 		return;
 	}
-	fprintf(f, "  %-7s  %u tasks  on-CPU %.2f us (user %.2f, system calls %.2f)  run queue %.2f us  "
-		"blocked %.2f us\n", side == TRACE_SIDE_CLIENT ? "clients" : "servers",
-		res->trace.tasks[side], s.on_cpu_us, s.user_us, s.syscall_us, s.runq_us, s.blocked_us);
-	fprintf(f, "             wake-ups %.3f (%.3f across CPUs)  switches %.3f (preempted %.3f)  "
-		"softirq while current %.2f us\n", s.wakeups, s.cross_cpu, s.switches, s.preempted,
-		s.softirq_us);
+	fprintf(f, "  %-7s  %u tasks  on-CPU %.2f us (user %.2f, system calls %.2f, softirq %.2f)  "
+		"run queue %.2f us  blocked %.2f us\n", side == TRACE_SIDE_CLIENT ? "clients" : "servers",
+		res->trace.tasks[side], s.on_cpu_us, s.user_us, s.syscall_us, s.softirq_us, s.runq_us,
+		s.blocked_us);
+	fprintf(f, "             wake-ups %.3f (%.3f across CPUs)  switches %.3f (preempted %.3f)\n",
+		s.wakeups, s.cross_cpu, s.switches, s.preempted);
 	trace_syscalls(f, res, side);
 	trace_wake_latency(f, res->trace.wake_hist[side]);
 }

@@ -186,6 +186,35 @@
 #define SK_NET_RX "net_rx"
 #define SK_NET_TX "net_tx"
 #define SK_OTHER "other"
+#define SK_SYSCALL_GROUPS_US "syscall_groups_us"
+
+/* A side's figures that runs.csv keeps (stats_row.c), in
+ * trace.per_operation.clients and .servers, each X(A, B, C, ID, KEY, PART):
+ * A, B, C are passed through; PART names it in the breakdown of a side's
+ * time (tbench-plot's trace chart), where the system call groups below
+ * stand for syscall_us, and is NULL for a count. */
+#define TRACE_SIDE_FIGURES(X, A, B, C) \
+	X(A, B, C, USER_US, SK_USER_US, "user") \
+	X(A, B, C, SYSCALL_US, SK_SYSCALL_US, "system calls") \
+	X(A, B, C, SOFTIRQ_US, SK_SOFTIRQ_US, "softirq") \
+	X(A, B, C, RUN_QUEUE_US, SK_RUN_QUEUE_US, "run-queue wait") \
+	X(A, B, C, BLOCKED_US, SK_BLOCKED_US, "blocked") \
+	X(A, B, C, WAKEUPS, SK_WAKEUPS, NULL) \
+	X(A, B, C, WAKEUPS_CROSS_CPU, SK_WAKEUPS_CROSS_CPU, NULL)
+
+/* The groups of system calls whose time a side's syscall_groups_us
+ * object gives (µs per operation), each X(A, B, C, ID, KEY, LABEL); which
+ * call is in which group is syscall_name.c's, the last takes the rest. */
+#define TRACE_SYSCALL_GROUPS(X, A, B, C) \
+	X(A, B, C, SEND_RECV, "send_recv", "send/recv family") \
+	X(A, B, C, READ_WRITE, "read_write", "read/write") \
+	X(A, B, C, SPLICE, "splice", "splice") \
+	X(A, B, C, FUTEX, "futex", "futex") \
+	X(A, B, C, IO_URING_ENTER, "io_uring_enter", "io_uring_enter") \
+	X(A, B, C, OTHER, SK_OTHER, "other system calls")
+
+/* The sides, X(A, ID, KEY). */
+#define TRACE_SIDE_KEYS(X, A) X(A, CLIENTS, SK_CLIENTS) X(A, SERVERS, SK_SERVERS)
 
 /* ---- operations[] and clients[] (and the merger's hosts[]) -------------- */
 #define SK_NAME "name"
@@ -224,6 +253,17 @@
 #define SP_PER_CLIENTS(k) SP_PER_OP(SP(SK_CLIENTS, k))
 #define SP_PER_SERVERS(k) SP_PER_OP(SP(SK_SERVERS, k))
 #define SP_NOISE(k) SP(SK_NOISE, k)
+#define SP_TRACE(k) SP(SK_TRACE, k)
+#define SP_TRACE_PER_OP(k) SP(SP_TRACE(SK_PER_OPERATION), k)
+/* JP_TRACE_<SIDE>_<ID> for each figure and JP_TRACE_<SIDE>_SYS_<ID> for
+ * each group of system calls, of both sides. */
+#define TRACE_FIGURE_PATH(X, SIDE, side, ID, KEY, PART) \
+	X(TRACE_##SIDE##_##ID, SP_TRACE_PER_OP(SP(side, KEY)))
+#define TRACE_GROUP_PATH(X, SIDE, side, ID, KEY, LABEL) \
+	X(TRACE_##SIDE##_SYS_##ID, SP_TRACE_PER_OP(SP(SP(side, SK_SYSCALL_GROUPS_US), KEY)))
+#define TRACE_SIDE_PATHS(X, SIDE, side) \
+	TRACE_SIDE_FIGURES(TRACE_FIGURE_PATH, X, SIDE, side) \
+	TRACE_SYSCALL_GROUPS(TRACE_GROUP_PATH, X, SIDE, side)
 
 #define SCHEMA_PATHS(X) \
 	X(TBENCH_VERSION, SK_TBENCH_VERSION) \
@@ -315,6 +355,12 @@
 	X(NOISE_OVERRUN_S, SP_NOISE(SK_OVERRUN_S)) \
 	X(NOISE_DISTURBED, SP_NOISE(SK_DISTURBED)) \
 	X(NOISE_REASONS, SP_NOISE(SK_REASONS)) \
+	X(TRACE, SK_TRACE) \
+	X(TRACE_OPERATIONS, SP_TRACE(SK_OPERATIONS)) \
+	X(TRACE_RECONCILED_RATIO, SP_TRACE(SK_RECONCILED_RATIO)) \
+	X(TRACE_NET_RX_US, SP_TRACE_PER_OP(SP(SK_SOFTIRQ_US, SK_NET_RX))) \
+	X(TRACE_NET_TX_US, SP_TRACE_PER_OP(SP(SK_SOFTIRQ_US, SK_NET_TX))) \
+	TRACE_SIDE_KEYS(TRACE_SIDE_PATHS, X) \
 	X(BACKEND_COUNTERS, SK_BACKEND_COUNTERS) \
 	X(OPERATIONS, SK_OPERATIONS) \
 	X(CLIENTS, SK_CLIENTS)

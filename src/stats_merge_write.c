@@ -200,15 +200,23 @@ static void put_cost_figure(FILE *f, const struct merge *m, const char *sep, con
 	put_num(f, v);
 }
 
-static void put_cost(FILE *f, const struct merge *m)
+/* Whether every host has an object at p; null written when not. */
+static int every_host_has(FILE *f, const struct merge *m, enum jpath p)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		const struct json_node *c = jget(&m->h[i].doc, JP_COST);
+		const struct json_node *c = jget(&m->h[i].doc, p);
 		if (!c || c->type != JSON_OBJECT) {
 			fputs("null", f);
-			return;
+			return 0;
 		}
 	}
+	return 1;
+}
+
+static void put_cost(FILE *f, const struct merge *m)
+{
+	if (!every_host_has(f, m, JP_COST))
+		return;
 	const struct json_node *per = jget(&m->h[0].doc, JP_PER_OP);
 	fputs("{\n    " SKEY(SK_PER_OPERATION) "{", f);
 	for (size_t i = 0; per && i < per->nkids; i++) {
@@ -229,6 +237,67 @@ static void put_cost(FILE *f, const struct merge *m)
 	put_node(f, jget(&m->h[0].doc, JP_COST_DEVICE));
 	fputs(",\n    " SKEY(SK_NOT_AVAILABLE), f);
 	put_node(f, jget(&m->h[0].doc, JP_COST_NOT_AVAILABLE));
+	fputs("\n  }", f);
+}
+
+/* Whether every host has true at path. */
+static int all_true(const struct merge *m, const char *path)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct json_node *n = json_get(&m->h[i].doc, path);
+		if (!n || n->type != JSON_TRUE)
+			return 0;
+	}
+	return 1;
+}
+
+/* A member of --trace's object at path over every host, after sep; 0 when
+ * it is left out: lists (each system call, a histogram's buckets) are each
+ * host's own. Counts of tasks and operations are summed, the phase's time
+ * is the longest, a flag holds when it holds on every host, the figures
+ * per operation are weighted by each host's operations. */
+static int put_trace_member(FILE *f, const struct merge *m, const char *sep, const char *path,
+			    const struct json_node *k)
+{
+	static const char *const summed[] = { SK_TASKS, SK_STARTED, SK_ENDED, SK_OPERATIONS };
+	char sub[256];
+
+	size_t lists = 0;
+	for (size_t i = 0; i < k->nkids; i++)
+		lists += k->kids[i].type == JSON_ARRAY;
+	if (k->type == JSON_ARRAY || (k->type == JSON_OBJECT && k->nkids && lists == k->nkids))
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.%s", path, k->key);
+	put_key(f, sep, k->key);
+	if (k->type == JSON_OBJECT) {
+		fputc('{', f);
+		for (size_t i = 0, n = 0; i < k->nkids; i++)
+			n += put_trace_member(f, m, n ? ", " : " ", sub, &k->kids[i]);
+		fputs(" }", f);
+	} else if (k->type == JSON_TRUE || k->type == JSON_FALSE) {
+		fputs(all_true(m, sub) ? "true" : "false", f);
+	} else if (k->type != JSON_NUMBER || strcmp(k->key, SK_TOLERANCE_PCT) == 0) {
+		put_node(f, k);
+	} else if (strcmp(k->key, SK_WALL_S) == 0) {
+		put_num(f, max_of(m, sub));
+	} else {
+		int sum = 0;
+		for (size_t i = 0; i < sizeof(summed) / sizeof(summed[0]); i++)
+			sum |= strcmp(k->key, summed[i]) == 0;
+		put_num(f, sum ? sum_of(m, sub) : weighted_mean(m, sub, jpath(JP_TRACE_OPERATIONS), NULL));
+	}
+	return 1;
+}
+
+/* --trace's object over every host; null unless every host traced. */
+static void put_trace(FILE *f, const struct merge *m)
+{
+	if (!every_host_has(f, m, JP_TRACE))
+		return;
+	const struct json_node *t = jget(&m->h[0].doc, JP_TRACE);
+	fputc('{', f);
+	for (size_t i = 0, n = 0; i < t->nkids; i++)
+		n += put_trace_member(f, m, n ? ",\n    " : "\n    ", jpath(JP_TRACE), &t->kids[i]);
 	fputs("\n  }", f);
 }
 
@@ -444,7 +513,7 @@ void merge_put_document(FILE *f, const struct merge *m)
 		const char *key;
 		void (*put)(FILE *f, const struct merge *m);
 	} merged[] = {
-		{ SK_RESULT, put_result }, { SK_COST, put_cost }, { SK_NOISE, put_noise },
+		{ SK_RESULT, put_result }, { SK_COST, put_cost }, { SK_NOISE, put_noise }, { SK_TRACE, put_trace },
 		{ SK_BACKEND_COUNTERS, put_counters }, { SK_OPERATIONS, put_operations },
 		{ SK_CLIENTS, put_clients },
 	};

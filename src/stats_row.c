@@ -51,6 +51,18 @@ static const struct {
 			   JP_PER_OP_SERVERS_CPU_USER_US, JP_PER_OP_SERVERS_CPU_SYSTEM_US } },
 };
 
+/* --trace's columns: "trace_clients_user_us", "trace_servers_sys_futex_us"
+ * (schema.h's TRACE_SIDE_FIGURES and TRACE_SYSCALL_GROUPS, each side). */
+#define TRACE_FIGURE_COLUMN(side, key) "trace_" side "_" key
+#define TRACE_GROUP_COLUMN(side, key) "trace_" side "_sys_" key "_us"
+#define TRACE_FIGURE_ENTRY(a, SIDE, side, ID, KEY, PART) \
+	{ TRACE_FIGURE_COLUMN(side, KEY), JP_TRACE_##SIDE##_##ID, COL_FIGURE, NULL },
+#define TRACE_GROUP_ENTRY(a, SIDE, side, ID, KEY, LABEL) \
+	{ TRACE_GROUP_COLUMN(side, KEY), JP_TRACE_##SIDE##_SYS_##ID, COL_FIGURE, NULL },
+#define TRACE_SIDE_ENTRIES(a, SIDE, side) \
+	TRACE_SIDE_FIGURES(TRACE_FIGURE_ENTRY, a, SIDE, side) \
+	TRACE_SYSCALL_GROUPS(TRACE_GROUP_ENTRY, a, SIDE, side)
+
 /* The order of runs.csv. Up to rep they name a run in a sweep (its point
  * and repetition, with model); --resume matches them. The knobs are those
  * of tbench-sweep --vary: what the sweep asked for, "n/a" where a knob
@@ -137,6 +149,12 @@ static const struct column columns[] = {
 	{ "noise_overrun_s", JP_NOISE_OVERRUN_S, 0, NULL },
 	/* "no", or the reasons joined by '+' (other_cpu+stall); empty: not known */
 	{ "disturbed", JP_NOISE, 0, disturbed_of },
+	/* Where each side's tasks spent the execute phase, per operation (tbench
+	 * --trace); empty for a run without it. */
+	{ "trace_reconciled_ratio", JP_TRACE_RECONCILED_RATIO, 0, NULL },
+	{ "trace_softirq_net_rx_us", JP_TRACE_NET_RX_US, COL_FIGURE, NULL },  /* every CPU's */
+	{ "trace_softirq_net_tx_us", JP_TRACE_NET_TX_US, COL_FIGURE, NULL },
+	TRACE_SIDE_KEYS(TRACE_SIDE_ENTRIES, _)
 	{ "started", JP_NONE, COL_SET, NULL },             /* ISO 8601 */
 	{ "json", JP_NONE, COL_SET, NULL },                /* the JSON's path in the sweep */
 	{ "error", JP_RESULT_ERROR, COL_SET | COL_JSON_FIRST, NULL },
@@ -240,6 +258,37 @@ struct strlist row_carried(const struct table *t, const struct strlist *keys)
 			l.v[l.n++] = xstrdup(c->name);
 	}
 	return l;
+}
+
+/* A side's figures and groups of system calls, in schema.h's order. */
+static const struct trace_part {
+	const char *side, *key, *column, *label;
+} trace_figures[] = {
+#define TRACE_FIGURE_PART(a, SIDE, side, ID, KEY, PART) { side, KEY, TRACE_FIGURE_COLUMN(side, KEY), PART },
+#define TRACE_FIGURE_PARTS(a, SIDE, side) TRACE_SIDE_FIGURES(TRACE_FIGURE_PART, a, SIDE, side)
+	TRACE_SIDE_KEYS(TRACE_FIGURE_PARTS, _)
+}, trace_groups[] = {
+#define TRACE_GROUP_PART(a, SIDE, side, ID, KEY, LABEL) { side, KEY, TRACE_GROUP_COLUMN(side, KEY), LABEL },
+#define TRACE_GROUP_PARTS(a, SIDE, side) TRACE_SYSCALL_GROUPS(TRACE_GROUP_PART, a, SIDE, side)
+	TRACE_SIDE_KEYS(TRACE_GROUP_PARTS, _)
+};
+
+/* Each figure with a part, but in place of syscall_us its side's groups. */
+size_t row_trace_parts(struct row_part *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(trace_figures) / sizeof(trace_figures[0]); i++) {
+		const struct trace_part *f = &trace_figures[i];
+		if (strcmp(f->key, SK_SYSCALL_US) != 0) {
+			if (f->label && n < max)
+				out[n++] = (struct row_part){ f->side, f->column, f->label };
+			continue;
+		}
+		for (size_t g = 0; g < sizeof(trace_groups) / sizeof(trace_groups[0]); g++)
+			if (strcmp(trace_groups[g].side, f->side) == 0 && n < max)
+				out[n++] = (struct row_part){ f->side, trace_groups[g].column, trace_groups[g].label };
+	}
+	return n;
 }
 
 /* ---- where values come from ---------------------------------------------------- */

@@ -51,6 +51,16 @@ struct strlist row_carried(const struct table *t, const struct strlist *keys);
  * path it is read from ("cost.per_operation.segments_out"). NULL if none. */
 const char *row_figure_column(const char *name);
 
+/* A part of a side's time in --trace's breakdown: the parts of a side add
+ * up to its tasks' time over the execute phase, per operation. */
+struct row_part {
+	const char *side, *column, *label;   /* side: "clients" or "servers" */
+};
+/* The parts, clients' then servers', each side's in the order they stack
+ * (user, each group of system calls, softirq, run-queue wait, blocked),
+ * at most max into out; how many were written. */
+size_t row_trace_parts(struct row_part *out, size_t max);
+
 /* 1 when a runs.csv "disturbed" cell says the run was disturbed: not
  * empty (not known) and not "no". */
 int row_disturbed(const char *cell);

@@ -42,3 +42,42 @@ const char *syscall_name(unsigned nr, char *buf, size_t size)
 	snprintf(buf, size, "syscall %u", nr);
 	return buf;
 }
+
+/* The calls of each group but the last (other), by the C library's numbers:
+ * the ones a backend moves its bytes or waits with. */
+static const struct {
+	long nr;
+	enum syscall_group group;
+} grouped[] = {
+	{ SYS_sendto, SYSCALL_GROUP_SEND_RECV }, { SYS_recvfrom, SYSCALL_GROUP_SEND_RECV },
+	{ SYS_sendmsg, SYSCALL_GROUP_SEND_RECV }, { SYS_recvmsg, SYSCALL_GROUP_SEND_RECV },
+	{ SYS_sendmmsg, SYSCALL_GROUP_SEND_RECV }, { SYS_recvmmsg, SYSCALL_GROUP_SEND_RECV },
+	{ SYS_read, SYSCALL_GROUP_READ_WRITE }, { SYS_write, SYSCALL_GROUP_READ_WRITE },
+	{ SYS_readv, SYSCALL_GROUP_READ_WRITE }, { SYS_writev, SYSCALL_GROUP_READ_WRITE },
+	{ SYS_pread64, SYSCALL_GROUP_READ_WRITE }, { SYS_pwrite64, SYSCALL_GROUP_READ_WRITE },
+	{ SYS_splice, SYSCALL_GROUP_SPLICE }, { SYS_vmsplice, SYSCALL_GROUP_SPLICE },
+	{ SYS_tee, SYSCALL_GROUP_SPLICE },
+	{ SYS_futex, SYSCALL_GROUP_FUTEX },
+#ifdef SYS_futex_waitv
+	{ SYS_futex_waitv, SYSCALL_GROUP_FUTEX },
+#endif
+	{ SYS_io_uring_enter, SYSCALL_GROUP_IO_URING_ENTER },
+};
+
+enum syscall_group syscall_group(unsigned nr)
+{
+	for (size_t i = 0; i < sizeof(grouped) / sizeof(grouped[0]); i++)
+		if (grouped[i].nr == (long)nr)
+			return grouped[i].group;
+	return SYSCALL_GROUP_OTHER;
+}
+
+const char *syscall_group_key(unsigned group)
+{
+	static const char *const keys[] = {
+#define SYSCALL_GROUP_KEY(a, b, c, id, key, label) key,
+		TRACE_SYSCALL_GROUPS(SYSCALL_GROUP_KEY, _, _, _)
+#undef SYSCALL_GROUP_KEY
+	};
+	return group < SYSCALL_GROUPS ? keys[group] : NULL;
+}

@@ -218,9 +218,15 @@ int BPF_PROG(on_wakeup, struct task_struct *p)
 	return 0;
 }
 
+/* No sched_waking before it: the parent that asks for it runs here. */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
+	__u32 tid = p->pid;
+	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+
+	if (task)
+		task->waker_cpu = bpf_get_smp_processor_id();
 	woken(p);
 	return 0;
 }
@@ -322,7 +328,12 @@ int BPF_PROG(on_softirq_exit, unsigned int vec)
 	t->softirq_ns[vec == NET_RX_VEC ? TRACE_NET_RX : vec == NET_TX_VEC ? TRACE_NET_TX :
 		      TRACE_SOFTIRQ_OTHER] += ns;
 	struct trace_task *task = current_task();
-	if (task && task->side < TRACE_SIDES)
-		t->side[task->side & 1].softirq_ns += ns;
+	if (!task || task->side >= TRACE_SIDES)
+		return 0;
+	t->side[task->side & 1].softirq_ns += ns;
+	/* Given apart, so not also in the user or system call time of the
+	 * task it interrupted: that segment now starts after it. */
+	__u64 on = t_on;
+	task->seg = (task->seg > on ? task->seg : on) + ns;
 	return 0;
 }

@@ -39,7 +39,9 @@ struct trace_side {
 	__u64 runq_ns, blocked_ns;
 	__u64 switches_out, preempted;
 	__u64 wakeups, wakeups_cross_cpu;
-	__u64 softirq_ns;        /* softirqs run while a task of this side was current */
+	/* Softirqs run while a task of this side was current; not also in
+	 * its user or system call time. */
+	__u64 softirq_ns;
 	__u64 born, born_ns_sum; /* tasks started in the window, and when */
 	__u64 died, died_ns_sum; /* tasks ended in the window, and when */
 };

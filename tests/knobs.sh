@@ -24,15 +24,7 @@ jq_ok() {
 	if jq -e "$2" "$3" >/dev/null; then ok "$1"; else not_ok "$1: $(jq -c "$4" "$3")"; fi
 }
 
-# The CPUs this shell may use, one a line ("0-2,5" -> 0 1 2 5).
-allowed_cpus() {
-	local list part
-	list="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)"
-	for part in ${list//,/ }; do
-		if [[ "$part" == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
-	done
-}
-mapfile -t CPUS < <(allowed_cpus)
+mapfile -t CPUS < <(tl_allowed_cpus)
 CLIENT_CPU="${CPUS[0]}"
 SERVER_CPU="${CPUS[1]:-${CPUS[0]}}"
 

@@ -210,6 +210,56 @@ mptcp-tcp 4"
 		not_ok "shm − nop: $(cat "$keep/scpu.0.dat")"
 }
 
+# The breakdown that --trace measured, beside the decomposition: a sweep of
+# nop, pipe, unix and tcp (offload on and off) whose runs carry trace
+# figures: per operation user 1, read/write 3 (pipe, unix), send/recv 2
+# (tcp), softirq 0.5 (tcp, 1.5 with offload off), run queue 1 x clients,
+# blocked 4 + rep; wall_us_per_op their sum. Parts 0 everywhere (splice,
+# futex, io_uring_enter, other) have no box; the bars go in the stack's
+# order; a sweep without trace figures has no chart.
+traced() {
+	local tr="$TL_TMP/tr" keep="$TL_TMP/keep-tr" cols
+	mkdir -p "$tr"
+	cols="$("$STATS" row --trace-parts | awk -F'\t' '$1 == "clients" { print $2 }' | paste -sd,)"
+	"$STATS" row --header | awk -F, -v parts="$cols" 'NR == 1 {
+		n = split($0, h, ","); print; split(parts, P, ",")
+		split("tcp:off tcp:on unix pipe nop", B, " ")
+		for (bi = 1; bi <= 5; bi++) for (c = 1; c <= 2; c *= 2) for (rep = 1; rep <= 2; rep++) {
+			split(B[bi], bo, ":"); b = bo[1]
+			delete v
+			v["backend"] = b; v["clients"] = c; v["rep"] = rep; v["model"] = "processes"; v["status"] = "ok"
+			v["offload"] = b == "tcp" ? bo[2] : "n/a"
+			for (p in P) v[P[p]] = 0
+			v["trace_clients_user_us"] = 1
+			v["trace_clients_sys_read_write_us"] = b == "pipe" || b == "unix" ? 3 : 0
+			v["trace_clients_sys_send_recv_us"] = b == "tcp" ? 2 : 0
+			v["trace_clients_softirq_us"] = b != "tcp" ? 0 : bo[2] == "off" ? 1.5 : 0.5
+			v["trace_clients_run_queue_us"] = c
+			v["trace_clients_blocked_us"] = 4 + rep
+			w = 0; for (p in P) w += v[P[p]]
+			v["wall_us_per_op"] = w; v["ops_per_sec"] = c * 1e6 / w; v["mb_per_sec"] = v["ops_per_sec"] / 200
+			v["cost_cpu_us"] = w / 2; v["cpu_us_per_mb"] = 1e6 / v["mb_per_sec"]
+			line = ""
+			for (i = 1; i <= n; i++) line = line (i > 1 ? "," : "") (h[i] in v ? v[h[i]] : "")
+			print line
+		}
+	}' | unvaried >"$tr/runs.csv"
+	expect_exit 0 "tbench-plot of a sweep with trace figures" "$PLOT" --keep-data "$keep" "$tr"
+	[ -s "$tr/trace.png" ] && [ -s "$tr/trace.svg" ] && ok "trace.png and .svg" || not_ok "no trace chart: $(cat "$TL_TMP/err")"
+	[ "$(cut -f2 "$keep/trace.parts" | paste -sd,)" = "user,send/recv family,read/write,softirq,run-queue wait,blocked" ] &&
+		ok "its parts: those not 0 anywhere, in the order they stack" || not_ok "trace parts: $(cat "$keep/trace.parts")"
+	# at 2 clients (slot 1) the bars from the left: nop, pipe, unix, tcp off, tcp on; a bar's
+	# top is its sum (run queue 2, blocked 5.5 on average: nop 1 + 2 + 5.5)
+	[ "$(awk -F'\t' '$1 > 0.5 && $1 < 1.5' "$keep/trace.bars" | sort -n | cut -f2,4 | paste -sd' ')" = \
+		'8.5	"nop" 11.5	"pipe" 11.5	"unix" 12	"tcp offload=off" 11	"tcp offload=on"' ] &&
+		ok "at 2 clients: a bar per backend in the stack's order, each the sum of its parts" ||
+		not_ok "bars at 2 clients: $(sort -n "$keep/trace.bars")"
+	grep -q 'by subtraction: wall time per operation' "$keep/trace.gp" && ok "beside the decomposition in wall time" ||
+		not_ok "no decomposition panel in trace.gp"
+	grep -q '<text>read/write</text>' "$tr/trace.svg" && ok "the SVG's key names the groups" || not_ok "no read/write in trace.svg"
+	[ ! -e "$sweep/trace.png" ] && ok "no trace chart of a sweep without trace figures" || not_ok "trace.png of an untraced sweep"
+}
+
 compared() {
 	local b="$TL_TMP/b" c="$TL_TMP/c"
 	mkdir -p "$b" "$c"
@@ -290,5 +340,6 @@ several
 older
 decomposition
 siblings
+traced
 compared
 tl_done

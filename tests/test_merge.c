@@ -3,7 +3,8 @@
  * one document merged alone keeps its figures; two give the sums, and
  * latency percentiles equal to those recomputed here from the union of
  * both histograms' buckets with tbench's rule; runs that are not one run,
- * a host that failed and a document without histogram are told apart. */
+ * a host that failed and a document without histogram are told apart;
+ * --trace's figures of a traced run (tests/data/run-trace.json) merged. */
 #include "config.h"
 #include "json.h"
 #include "stats_merge.h"
@@ -241,6 +242,33 @@ static void failed_host(void)
 	free(bad);
 }
 
+/* --trace's figures of two hosts (the same traced run twice): per
+ * operation as each host's, tasks and operations summed, each host's
+ * lists of system calls left out. */
+static void traced(void)
+{
+	const char *paths[] = { DATA "run-trace.json", DATA "run-trace.json" }, *names[] = { "h1", "h2" };
+	struct json_node one, m;
+	struct errbuf err;
+
+	load(&one, paths[0]);
+	CHECK(merge(&m, 2, paths, names, &err) == 0);
+	CHECK_NEAR(num(&m, "trace.operations"), 2 * num(&one, "trace.operations"), 0);
+	CHECK_NEAR(num(&m, "trace.per_operation.clients.tasks"), 2 * num(&one, "trace.per_operation.clients.tasks"), 0);
+	CHECK_NEAR(num(&m, "trace.per_operation.servers.user_us"), num(&one, "trace.per_operation.servers.user_us"), 1e-5);
+	CHECK_NEAR(num(&m, "trace.per_operation.clients.syscall_groups_us.send_recv"),
+		   num(&one, "trace.per_operation.clients.syscall_groups_us.send_recv"), 1e-5);
+	CHECK_NEAR(num(&m, "trace.per_operation.softirq_us.net_rx"), num(&one, "trace.per_operation.softirq_us.net_rx"), 1e-5);
+	CHECK(json_get(&m, "trace.reconciled")->type == JSON_TRUE);
+	CHECK(json_get(&m, "trace.per_operation.clients.syscalls") == NULL);
+	json_free(&m);
+	json_free(&one);
+	const char *untraced[] = { a_path };
+	CHECK(merge(&m, 1, untraced, NULL, &err) == 0);
+	CHECK(json_get(&m, "trace") == NULL);   /* written before --trace was: none made up */
+	json_free(&m);
+}
+
 int main(void)
 {
 	struct json_node a, b;
@@ -250,6 +278,7 @@ int main(void)
 	merge_two(&a, &b);
 	incompatible();
 	failed_host();
+	traced();
 	json_free(&a);
 	json_free(&b);
 	return test_done("test_merge");

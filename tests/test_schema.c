@@ -1,7 +1,7 @@
 /* The --json document's schema (src/schema.h) against its writer and its
  * readers: the writer's document of a run that has every part (executed,
- * cost and noise sampled, a namespace, a socket, backend counters) starts
- * with schema_version and holds every path of SCHEMA_PATHS, the only paths
+ * cost and noise sampled, a namespace, a socket, backend counters, traced)
+ * starts with schema_version and holds every path of SCHEMA_PATHS, the only paths
  * the row extractor (stats_row.c) and the merger (stats_merge.c) can name,
  * so none reads a member the writer does not write; the merger's document
  * of it does too; and a reader refuses a document of a later version,
@@ -33,6 +33,22 @@ static const struct backend full_backend = {
 	.name = "test", .flags = BACKEND_TCP, .counters = full_counters,
 	.counter_names = full_counter_names,
 };
+
+/* A traced execute phase: a task a side, each a second of it on CPU. */
+static void full_trace(struct trace_result *t)
+{
+	t->known = true;
+	t->wall_s = 1;
+	t->on_ns = 1000000000;
+	t->off_ns = 2000000000;
+	for (int side = 0; side < TRACE_SIDES; side++) {
+		t->tasks[side] = 1;
+		t->totals.side[side].user_ns = 500000000;
+		t->syscall[side][0].ns = 500000000;
+		t->syscall[side][0].count = 3;
+		t->wake_hist[side][10] = 3;
+	}
+}
 
 static void full_run(struct run_config *cfg, struct run_result *res, struct loadfile *lf,
 		     struct client_stats *client, struct netns_state *ns)
@@ -78,6 +94,7 @@ static void full_run(struct run_config *cfg, struct run_result *res, struct load
 	ns->entered = true;
 	ns->mtu = 1500;
 	strcpy(ns->device, "lo");
+	full_trace(&res->trace);
 }
 
 /* Writes the full run's document to path, as tbench --json does. */

@@ -1,7 +1,8 @@
 /* The statistics tools' pure parts against known answers: src/stats.c
  * (textbook t tables, closed forms of the t CDF for df = 1 and 2,
  * hand-computed samples), CSV tables, the JSON reader (also on truncated and
- * mangled input), the runs.csv row of the committed sample runs, and the
+ * mangled input), the runs.csv row of the committed sample runs and the
+ * parts of a traced run's breakdown, and the
  * grouping, comparison, cost and decomposition rows. */
 #include "config.h"
 #include "json.h"
@@ -345,6 +346,12 @@ static void rows(void)
 		{ "started", "2026-12-01T11:00:00+00:00" }, { "json", "runs/tcp_c4_off_r1.json" },
 	};
 	check_row("run-cost.json", with_cost, sizeof(with_cost) / sizeof(with_cost[0]), NULL, &want, 3);
+	/* A --trace run: its figures per side, and by group of system calls. */
+	const struct row_setting traced[] = {
+		{ "rep", "1" }, { "exit_code", "0" }, { "started", "2026-12-05T10:00:00+00:00" },
+		{ "json", "runs/tcp_c2_r1.json" },
+	};
+	check_row("run-trace.json", traced, sizeof(traced) / sizeof(traced[0]), NULL, &want, 4);
 	table_free(&want);
 
 	/* Figures by column or by the JSON path they come from; not other columns. */
@@ -370,6 +377,50 @@ static void rows(void)
 	}
 	row_free(cells);
 	CHECK(row_col_settable("offload") && !row_col_settable("mb_per_sec") && !row_col_settable("x"));
+}
+
+/* The breakdown of --trace: each side's parts are figure columns, and in
+ * the row of a traced run they add up to the side's on-CPU, run-queue and
+ * blocked time (none left out, none counted twice). */
+static void trace_parts(void)
+{
+	struct row_part parts[64];
+	size_t n = row_trace_parts(parts, 64);
+	struct json_node doc;
+	struct errbuf err;
+	const char *sides[] = { "clients", "servers" };
+	const char *whole[] = { "on_cpu_us", "run_queue_us", "blocked_us" };   /* a side's time */
+
+	CHECK(n >= 2 * 4 && n < 64);
+	CHECK(row_trace_parts(parts, 3) == 3);
+	CHECK(json_read_file(&doc, TBENCH_SRCDIR "/tests/data/run-trace.json", &err) == 0);
+	struct row_input in = { &doc, NULL, 0, 0, { 0, 0 }, { 0, 0 } };
+	char **cells = row_make(&in);
+	for (size_t s = 0; s < 2; s++) {
+		char path[128];
+		double sum = 0, want = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t c = 0;
+			while (c < row_ncols() && strcmp(row_col_name(c), parts[i].column) != 0)
+				c++;
+			CHECK(c < row_ncols() && row_col_is_figure(c) && parts[i].label[0]);
+			if (c < row_ncols() && strcmp(parts[i].side, sides[s]) == 0)
+				sum += atof(cells[c]);
+		}
+		for (size_t k = 0; k < sizeof(whole) / sizeof(whole[0]); k++) {
+			snprintf(path, sizeof(path), "trace.per_operation.%s.%s", sides[s], whole[k]);
+			const struct json_node *v = json_get(&doc, path);
+			CHECK(v && v->type == JSON_NUMBER);
+			want += v ? v->num : 0;
+		}
+		CHECK_NEAR(sum, want, want * 1e-4);
+	}
+	CHECK_STR(parts[0].column, "trace_clients_user_us");
+	CHECK_STR(parts[n - 1].column, "trace_servers_blocked_us");
+	CHECK_STR(row_figure_column("trace.per_operation.servers.syscall_groups_us.futex"),
+		  "trace_servers_sys_futex_us");
+	row_free(cells);
+	json_free(&doc);
 }
 
 /* ---- points, comparisons, costs --------------------------------------------------- */
@@ -932,6 +983,7 @@ int main(void)
 	json_values();
 	json_hostile();
 	rows();
+	trace_parts();
 	summaries();
 	disturbed_runs();
 	layers();

@@ -97,6 +97,15 @@ tl_stopped_server_run() {
 	echo "$rc"
 }
 
+# tl_allowed_cpus: the CPUs this shell may use, one a line ("0-2,5" -> 0 1 2 5).
+tl_allowed_cpus() {
+	local list part
+	list="$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)"
+	for part in ${list//,/ }; do
+		if [[ "$part" == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
+	done
+}
+
 tl_done() {
 	echo "$TL_COUNT checks, $TL_FAILED failed"
 	[ "$TL_FAILED" -eq 0 ]

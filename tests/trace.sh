@@ -2,12 +2,15 @@
 # shellcheck disable=SC2016  # jq programs are single-quoted on purpose
 # --trace: the BPF block after the Throughput line, its time adding up to
 # the phase's, the system calls a backend is known to make, the on-CPU
-# time against /proc's task clock (--json's cost), and an unprivileged
+# time against /proc's task clock (--json's cost), more softirq work with
+# TSO off than on, wake-ups across CPUs only where the client and server
+# are pinned apart, run-queue wait beside a CPU hog, and an unprivileged
 # user refused before the run. Root only; skipped where BPF is not there.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
+command -v taskset >/dev/null || { echo "SKIP: taskset (util-linux) not installed"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: --trace loads BPF programs: root only"; exit 77; }
 
 if ! "$TBENCH" --trace -b nop 1 -t 1 -q >/dev/null 2>"$TL_TMP/err"; then
@@ -15,9 +18,9 @@ if ! "$TBENCH" --trace -b nop 1 -t 1 -q >/dev/null 2>"$TL_TMP/err"; then
 	exit 77
 fi
 
-# jq_ok WHAT FILTER FILE
+# jq_ok WHAT FILTER FILE [SHOW]: SHOW, a filter of FILE, is printed when it fails.
 jq_ok() {
-	check "$1" jq -e "$2" "$3"
+	if jq -e "$2" "$3" >/dev/null; then ok "$1"; else not_ok "$1${4:+: $(jq -c "$4" "$3")}"; fi
 }
 
 expect_exit 0 "--trace -b pipe 2 -t 3" "$TBENCH" --trace -b pipe 2 -t 3 --json "$TL_TMP/pipe.json"
@@ -64,6 +67,70 @@ expect_exit 0 "--trace -b tcp 4 --threads -t 2" "$TBENCH" --trace -b tcp 4 --thr
 jq_ok "tcp, threads: reconciled, recvfrom traced, NET_RX softirq seen" \
 	'.trace.reconciled and ([.trace.per_operation.clients.syscalls[] | select(.name == "recvfrom")] | length == 1)
 	 and .trace.per_operation.softirq_us.net_rx > 0' "$TL_TMP/tcp.json"
+
+# at_least WHAT A B MIN: passes when B is at least MIN times A (and above 0):
+# the checks below compare runs, not absolute figures of this machine.
+at_least() {
+	if awk -v a="$2" -v b="$3" -v m="$4" 'BEGIN { exit !(b > 0 && b >= m * a) }'; then
+		ok "$1 ($3 against $2, at least ${4}x)"
+	else
+		not_ok "$1: $3 against $2, want at least ${4}x"
+	fi
+}
+
+# Offloads, in a namespace of the run's own: at a 1500-byte MTU a 64 KiB
+# write is some 45 segments. With TSO off each goes up the receive path in
+# the loopback's NET_RX softirq; with it on, lo takes the whole write as one.
+for tso in on off; do
+	expect_exit 0 "tcp --netns --mtu 1500 --tso $tso, 64 KiB writes" "$TBENCH" --trace -b tcp 1 -t 2 -q \
+		--netns --mtu 1500 --tso "$tso" -c "$SRCDIR/tests/data/large-writes.txt" --json "$TL_TMP/tso-$tso.json"
+done
+jq_ok "TSO off read back" '.netns.tso == false' "$TL_TMP/tso-off.json" .netns
+jq_ok "TSO on read back" '.netns.tso == true' "$TL_TMP/tso-on.json" .netns
+net_softirq='.trace.per_operation.softirq_us | .net_rx + .net_tx'
+at_least "TSO off: more NET_RX/NET_TX softirq per operation than on" \
+	"$(jq "$net_softirq" "$TL_TMP/tso-on.json")" "$(jq "$net_softirq" "$TL_TMP/tso-off.json")" 1.3
+
+# Placement, with a pipe's client and server pinned: on one CPU no wake-up
+# crosses; on two, nearly every one does (the waker's CPU against the one
+# the wakee is put on).
+mapfile -t CPUS < <(tl_allowed_cpus)
+cpu0="${CPUS[0]}"
+expect_exit 0 "pipe, client and server on CPU $cpu0" "$TBENCH" --trace -b pipe 1 -t 2 -q \
+	--cpus "$cpu0" --server-cpus "$cpu0" --json "$TL_TMP/same.json"
+jq_ok "one CPU: the client woken, no wake-up across CPUs" \
+	'.trace.per_operation.clients | .wakeups > 0.5 and .wakeups_cross_cpu < 0.05 * .wakeups' "$TL_TMP/same.json" \
+	'.trace.per_operation.clients | { wakeups, wakeups_cross_cpu }'
+if [ "${#CPUS[@]}" -ge 2 ]; then
+	expect_exit 0 "pipe, client on CPU $cpu0, server on ${CPUS[1]}" "$TBENCH" --trace -b pipe 1 -t 2 -q \
+		--cpus "$cpu0" --server-cpus "${CPUS[1]}" --json "$TL_TMP/split.json"
+	for side in clients servers; do
+		jq_ok "two CPUs: nearly every wake-up across CPUs ($side)" \
+			".trace.per_operation.$side | .wakeups > 0.5 and .wakeups_cross_cpu > 0.9 * .wakeups" "$TL_TMP/split.json" \
+			".trace.per_operation.$side | { wakeups, wakeups_cross_cpu }"
+	done
+else
+	echo "# one CPU allowed: the check across CPUs left out"
+fi
+
+# A busy loop on the run's CPU: the run's tasks wait for it in the run
+# queue, an idle run's (same.json, the same pinning) hardly at all.
+HOG=""
+# shellcheck disable=SC2317  # called by the EXIT trap
+stop_hog() {
+	[ -z "$HOG" ] || kill "$HOG" 2>/dev/null || true
+	[ -z "$HOG" ] || wait "$HOG" 2>/dev/null || true
+	HOG=""
+}
+trap 'stop_hog; rm -rf "$TL_TMP"' EXIT
+taskset -c "$cpu0" bash -c 'while :; do :; done' &
+HOG=$!
+expect_exit 0 "pipe on CPU $cpu0 beside a busy loop there" "$TBENCH" --trace -b pipe 1 -t 2 -q \
+	--cpus "$cpu0" --server-cpus "$cpu0" --json "$TL_TMP/hog.json"
+stop_hog
+run_queue='.trace.per_operation | .clients.run_queue_us + .servers.run_queue_us'
+at_least "beside a CPU hog: more run-queue wait per operation than idle" \
+	"$(jq "$run_queue" "$TL_TMP/same.json")" "$(jq "$run_queue" "$TL_TMP/hog.json")" 1.5
 
 if command -v setpriv >/dev/null; then
 	expect_exit 2 "--trace as nobody" setpriv --reuid=nobody --regid=nogroup --clear-groups \
