@@ -15,7 +15,7 @@ static const struct syscall_entry known[] = {
 	{ SYS_read, "read" }, { SYS_write, "write" }, { SYS_readv, "readv" },
 	{ SYS_writev, "writev" }, { SYS_sendto, "sendto" }, { SYS_recvfrom, "recvfrom" },
 	{ SYS_sendmsg, "sendmsg" }, { SYS_recvmsg, "recvmsg" }, { SYS_splice, "splice" },
-	{ SYS_vmsplice, "vmsplice" }, { SYS_futex, "futex" }, { SYS_poll, "poll" },
+	{ SYS_vmsplice, "vmsplice" }, { SYS_futex, "futex" },
 	{ SYS_ppoll, "ppoll" }, { SYS_pselect6, "pselect6" }, { SYS_epoll_pwait, "epoll_pwait" },
 	{ SYS_io_uring_enter, "io_uring_enter" }, { SYS_nanosleep, "nanosleep" },
 	{ SYS_clock_nanosleep, "clock_nanosleep" }, { SYS_clock_gettime, "clock_gettime" },
