@@ -92,5 +92,9 @@ void report_trace(FILE *f, const struct run_config *cfg, const struct run_result
 	fprintf(f, "  reconciled  on-CPU + run queue + blocked = %.1f%% of the phase's time x its "
 		"%u tasks: %s %.0f%%\n", ratio * 100, t->tasks[0] + t->tasks[1],
 		fabs(ratio - 1) <= TRACE_TOLERANCE ? "within" : "NOT within", TRACE_TOLERANCE * 100);
+	if (t->probe_known)
+		fprintf(f, "  probes   the BPF programs ran %.2f us per operation, in the run's tasks "
+			"and its softirqs: the run is slower by that and more\n",
+			per_op(res, t->probe_ns / 1e3));
 	fflush(f);
 }

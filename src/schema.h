@@ -168,6 +168,7 @@
 #define SK_TOLERANCE_PCT "tolerance_pct"
 #define SK_RECONCILED_RATIO "reconciled_ratio"
 #define SK_RECONCILED "reconciled"
+#define SK_PROBE_CPU_US "probe_cpu_us"   /* the BPF programs' own run time per operation */
 #define SK_ON_CPU_US "on_cpu_us"
 #define SK_USER_US "user_us"
 #define SK_SYSCALL_US "syscall_us"
@@ -358,6 +359,7 @@
 	X(TRACE, SK_TRACE) \
 	X(TRACE_OPERATIONS, SP_TRACE(SK_OPERATIONS)) \
 	X(TRACE_RECONCILED_RATIO, SP_TRACE(SK_RECONCILED_RATIO)) \
+	X(TRACE_PROBE_CPU_US, SP_TRACE(SK_PROBE_CPU_US)) \
 	X(TRACE_NET_RX_US, SP_TRACE_PER_OP(SP(SK_SOFTIRQ_US, SK_NET_RX))) \
 	X(TRACE_NET_TX_US, SP_TRACE_PER_OP(SP(SK_SOFTIRQ_US, SK_NET_TX))) \
 	TRACE_SIDE_KEYS(TRACE_SIDE_PATHS, X) \

@@ -78,7 +78,26 @@ int trace_open(struct trace *t, struct errbuf *err)
 		trace_close(t);
 		return -1;
 	}
+	/* The tracing's own cost, measured each run: the kernel times every
+	 * BPF program while this fd is open, and stops when it is closed. */
+	t->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	return 0;
+}
+
+/* The run time of our programs so far, as the kernel timed it. */
+static uint64_t probe_run_ns(const struct trace *t)
+{
+	struct bpf_program *prog;
+	uint64_t ns = 0;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0)
+			ns += info.run_time_ns;
+	}
+	return ns;
 }
 
 struct track_ctx {
@@ -122,6 +141,8 @@ int trace_track(struct trace *t, const pid_t *client_tids, unsigned n, pid_t dri
 
 void trace_on(struct trace *t)
 {
+	if (t->stats_fd > 0)
+		t->probe_on_ns = probe_run_ns(t);
 	t->on_ns = monotonic_ns();
 	t->skel->bss->t_on = t->on_ns;
 	t->on = true;
@@ -134,6 +155,8 @@ void trace_off(struct trace *t)
 	t->off_ns = monotonic_ns();
 	t->skel->bss->t_off = t->off_ns;
 	t->off = true;
+	if (t->stats_fd > 0)
+		t->probe_off_ns = probe_run_ns(t);
 }
 
 /* Element key of a per-CPU array, summed over every CPU into out, which
@@ -238,6 +261,8 @@ int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
 	r->on_ns = t->on_ns;
 	r->off_ns = t->off_ns;
 	r->wall_s = (t->off_ns - t->on_ns) / 1e9;
+	r->probe_known = t->stats_fd > 0;
+	r->probe_ns = (double)(t->probe_off_ns - t->probe_on_ns);
 	r->known = true;
 	return 0;
 }
@@ -247,4 +272,7 @@ void trace_close(struct trace *t)
 	if (t->skel)
 		trace_bpf__destroy(t->skel);
 	t->skel = NULL;
+	if (t->stats_fd > 0)
+		close(t->stats_fd);
+	t->stats_fd = 0;
 }

@@ -41,6 +41,8 @@ static void full_trace(struct trace_result *t)
 	t->wall_s = 1;
 	t->on_ns = 1000000000;
 	t->off_ns = 2000000000;
+	t->probe_known = true;
+	t->probe_ns = 100000000;
 	for (int side = 0; side < TRACE_SIDES; side++) {
 		t->tasks[side] = 1;
 		t->totals.side[side].user_ns = 500000000;

@@ -29,6 +29,13 @@ check "the block after the Throughput line" \
 check "it says it reconciles" grep -q 'reconciled .* within 5%' "$TL_TMP/out"
 jq_ok "on-CPU + run queue + blocked within 5% of wall time x tasks" \
 	'.trace.reconciled and (.trace.reconciled_ratio - 1 | fabs) <= 0.05' "$TL_TMP/pipe.json"
+# The programs' own time: more than nothing (the kernel timed them), less
+# than the tasks' whole on-CPU time per operation.
+jq_ok "the probes' own run time per operation, a part of the on-CPU time" \
+	'.trace.probe_cpu_us > 0 and .trace.probe_cpu_us < ([.trace.per_operation.clients,
+	  .trace.per_operation.servers | .on_cpu_us] | add)' "$TL_TMP/pipe.json" \
+	'.trace.probe_cpu_us'
+check "and the block says it" grep -q '^  probes   the BPF programs ran' "$TL_TMP/out"
 jq_ok "clients and servers traced: two tasks each" \
 	'.trace.per_operation | .clients.tasks == 2 and .servers.tasks == 2' "$TL_TMP/pipe.json"
 # A pipe exchange: the request written and read, the reply written and read.
