@@ -162,9 +162,8 @@ static bool slot_stalled(const struct slot *s)
 	return atomic_load(&s->state) == SLOT_STALLED;
 }
 
-/* A client process that vanished without saying why ends the run; its
- * clients are done, so nobody waits for them. */
-/* A client process ended: a death nobody announced fails its clients. */
+/* A client process ended. One that vanished without saying why ends the
+ * run; its clients are done, so nobody waits for them. */
 static void client_process_ended(struct driver *d, unsigned p, int status)
 {
 	d->pids[p] = 0;
@@ -403,7 +402,8 @@ static double expected_wait_ns(const struct driver *d, uint64_t now)
 	return rate > 0 ? (d->nclients - driver_count_done(d)) / rate * 1e9 : 0;
 }
 
-static void stalled(struct driver *d, unsigned i, const struct op *op)
+/* Fails the run for client i, naming its operation and peer. */
+static void fail_stalled(struct driver *d, unsigned i, const struct op *op)
 {
 	char peer[200];
 
@@ -445,7 +445,7 @@ void driver_watchdog(struct driver *d, uint64_t now)
 			expected = expected_wait_ns(d, now);
 		if (progressed && now - start < STUCK_FACTOR * expected)
 			continue;   /* late with the others: the machine is slow, not the peer */
-		stalled(d, i, op);
+		fail_stalled(d, i, op);
 	}
 }
 
