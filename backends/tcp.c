@@ -7,7 +7,8 @@
  * (src/server.c) for the run, on an ephemeral port of 127.0.0.1, or on
  * --port's, and stops it afterwards. The server follows the clients' model: a
  * forked process holding the listener, and a process per connection, with
- * client processes; threads of the tbench process with client threads.
+ * client processes; threads of the tbench process with client threads (of
+ * a process of their own when one may not open files for both ends).
  * -T options (default TCP_NODELAY, as dbench) apply to both ends.
  *
  * Reply bodies are discarded by the kernel (recv with MSG_TRUNC), as
@@ -92,6 +93,7 @@ static int start_own_server(struct tcp_run *r, const struct backend_config *cfg,
 	struct server_config sc = {
 		.listen = loopback(cfg), .port = cfg->port ? cfg->port : "0", .cpus = cfg->server_cpus,
 		.opts = &r->opts, .processes = cfg->processes,
+		.apart = !cfg->processes && server_apart(cfg->nclients, "tbench"),
 		.mptcp = r->fl->protocol == IPPROTO_MPTCP, .uring_loops = r->fl->uring_loops,
 		.log_prefix = r->log_prefix, .log_fd = 2,
 	};

@@ -8,7 +8,8 @@
  * in a private directory made with mkdtemp() under $TMPDIR (or /tmp), and
  * removes both at the end of the run. The server follows the clients'
  * model: a forked process holding the listener, and a process per
- * connection, with client processes; threads with client threads. With
+ * connection, with client processes; threads with client threads (of a
+ * process of their own when one may not open files for both ends). With
  * --unix PATH it connects to a running `tbench_srv --unix PATH` instead.
  * -T takes the SO_* options; TCP ones are refused. --port does not apply
  * and is ignored. */
@@ -94,6 +95,7 @@ static int start_own_server(struct unix_run *r, const struct backend_config *cfg
 	struct server_config sc = {
 		.unix_path = r->sun.sun_path, .private_dir = r->dir, .opts = &r->opts,
 		.processes = cfg->processes, .cpus = cfg->server_cpus,
+		.apart = !cfg->processes && server_apart(cfg->nclients, "tbench"),
 		.log_prefix = "tbench: unix server", .log_fd = 2,
 	};
 	struct errbuf why;

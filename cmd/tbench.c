@@ -209,24 +209,18 @@ static void report_end(const struct run_result *res)
 
 /* A client and its own server hold up to FDS_PER_CLIENT descriptors, all in
  * one process with --threads: the limit raised to that where allowed. When
- * it is not enough, a client's "Too many open files" says how to raise it;
- * a server in this process may hit it first, which its client sees only as
- * a connection that never comes: said before the run. */
+ * it is not enough, a client's "Too many open files" says how to raise it,
+ * and a listening server of tbench's own runs apart (server_apart()). */
 enum { FDS_PER_CLIENT = 4, FDS_BASE = 64 };
 
 static void raise_fds(const struct run_config *cfg)
 {
 	unsigned long per = cfg->bcfg.processes ? run_per_process(cfg) : cfg->bcfg.nclients;
-	unsigned long want = FDS_BASE + FDS_PER_CLIENT * per, limit;
+	unsigned long limit;
 	struct errbuf err;
 
-	if (raise_fd_limit(want, &limit, &err) < 0)
+	if (raise_fd_limit(FDS_BASE + FDS_PER_CLIENT * per, &limit, &err) < 0)
 		fprintf(stderr, "tbench: note: %s\n", err.msg);
-	else if (limit < want)
-		fprintf(stderr, "tbench: note: %lu clients in one process may need up to %lu open "
-			"files with their servers; the limit is %lu (RLIMIT_NOFILE): past it a client "
-			"fails with \"Too many open files\". Raise ulimit -n (as root ulimit -Hn), or "
-			"run fewer clients in a process\n", per, want, limit);
 }
 
 int main(int argc, char **argv)

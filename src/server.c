@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -321,7 +322,21 @@ static int start_process(struct server *s, struct errbuf *err)
 
 int server_start(struct server *s, struct errbuf *err)
 {
-	return s->cfg.processes ? start_process(s, err) : start_thread(s, err);
+	return s->cfg.processes || s->cfg.apart ? start_process(s, err) : start_thread(s, err);
+}
+
+bool server_apart(unsigned nclients, const char *who)
+{
+	enum { FDS_SPARE = 64 };   /* the run's own: std streams, pipes, /proc, logs */
+	unsigned long want = 2ul * nclients + FDS_SPARE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return false;
+	fprintf(stderr, "%s: note: %u connections need %lu open files for both their ends, more "
+		"than this process may open (%llu, RLIMIT_NOFILE): the server's threads run in a "
+		"process of their own\n", who, nclients, want, (unsigned long long)rl.rlim_cur);
+	return true;
 }
 
 void server_request_stop(struct server *s)

@@ -24,6 +24,7 @@ struct server_config {
 	const struct sockopts *opts;  /* applied to every accepted socket; may be NULL */
 	const struct cpu_list *cpus;  /* connection k's process or thread pinned to entry k; may be NULL */
 	bool processes;            /* a process per connection (and per server_start) */
+	bool apart;                /* threads, in a forked process of their own (server_apart()) */
 	bool mptcp;                /* listen with IPPROTO_MPTCP: MPTCP peers, and TCP ones as TCP */
 	unsigned max_clients;      /* connections at once, beyond which one is refused; 0: no limit */
 	unsigned timeout_secs;     /* drop a peer this slow inside a frame; 0: never */
@@ -58,6 +59,12 @@ int server_mptcp_check(struct errbuf *err);
 const char *server_address(const struct server *s);
 unsigned server_port(const struct server *s);
 bool server_on_every_address(const struct server *s);
+
+/* With client threads: whether a server of `nclients` connections must run
+ * apart, its threads in a process of its own, because this process may not
+ * open a file for both ends of every connection (RLIMIT_NOFILE). When it
+ * must, a note on stderr, starting with `who`, says so. */
+bool server_apart(unsigned nclients, const char *who);
 
 /* Whether this build has the event-loop server (liburing). */
 bool server_has_uring(void);

@@ -8,7 +8,8 @@
 # warm-up lines, a Throughput near the last line's rate, and a run that
 # ends in time; a second left without a line
 # must come with the warning that says the run did not keep its schedule.
-# Then 2,000 clients as threads must be released within 60 s.
+# Then 2,000 clients as threads must be released within 60 s, and 100 tcp
+# clients as threads must run where one process may not hold both ends.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
 . "${top_srcdir:-.}/tests/testlib.sh"
@@ -119,8 +120,19 @@ startup() {
 	fi
 }
 
+# One process's files: 100 tcp clients as threads under a limit of 200
+# open files, below both ends of every connection. tbench's own server
+# runs apart, in a process of its own, and says so; the run ends well.
+few_files() {
+	expect_exit 0 "100 tcp threads under ulimit -n 200" \
+		bash -c 'ulimit -n 200 && exec "$@"' _ "$TBENCH" -b tcp --threads -t 2 --warmup 1 100
+	check "under ulimit -n 200: the note says the server runs apart" \
+		grep -q "the server's threads run in a process of their own" "$TL_TMP/err"
+}
+
 CLIENTS=$((STARTUP_CLIENTS > CLIENTS ? STARTUP_CLIENTS : CLIENTS)) raise_nofile
 run_many processes
 run_many threads --threads
 startup
+few_files
 tl_done
