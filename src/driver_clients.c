@@ -402,17 +402,22 @@ static double expected_wait_ns(const struct driver *d, uint64_t now)
 	return rate > 0 ? (d->nclients - driver_count_done(d)) / rate * 1e9 : 0;
 }
 
-/* Fails the run for client i, naming its operation and peer. */
-static void fail_stalled(struct driver *d, unsigned i, const struct op *op)
+/* Fails the run for client i, naming its operation and peer. When the
+ * others went on meanwhile, the peer may be alive but never given the
+ * CPU: tens of thousands of runnable tasks on a few CPUs were seen to
+ * leave a few of them unrun for minutes. */
+static void fail_stalled(struct driver *d, unsigned i, const struct op *op, bool others_went_on)
 {
+	const char *why = others_went_on ? "the other clients went on meanwhile: is that server "
+		"alive? With thousands of clients per CPU the scheduler can leave a task unrun "
+		"this long: then raise --timeout" : "is the server alive and reachable?";
 	char peer[200];
 
 	describe_peer(d, peer, sizeof(peer));
 	if (op)
 		driver_set_error(d, "client %u, %s line %u (%s): no reply from %s within %g s "
-				 "(--timeout): is the server alive and reachable?", i,
-				 d->cfg->lf->path, op->line, smb_keyword(op->type), peer,
-				 d->cfg->timeout);
+				 "(--timeout): %s", i, d->cfg->lf->path, op->line,
+				 smb_keyword(op->type), peer, d->cfg->timeout, why);
 	else
 		driver_set_error(d, "client %u: connecting to %s took longer than %g s "
 				 "(--timeout): is the server alive and answering?", i, peer,
@@ -445,7 +450,7 @@ void driver_watchdog(struct driver *d, uint64_t now)
 			expected = expected_wait_ns(d, now);
 		if (progressed && now - start < STUCK_FACTOR * expected)
 			continue;   /* late with the others: the machine is slow, not the peer */
-		fail_stalled(d, i, op);
+		fail_stalled(d, i, op, progressed);
 	}
 }
 
