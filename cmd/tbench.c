@@ -211,7 +211,7 @@ static void report_end(const struct run_result *res)
  * one process with --threads: the limit raised to that where allowed. When
  * it is not enough, a client's "Too many open files" says how to raise it,
  * and a listening server of tbench's own runs apart (server_apart()). */
-enum { FDS_PER_CLIENT = 4, FDS_BASE = 64 };
+enum { FDS_PER_CLIENT = 4 };
 
 static void raise_fds(const struct run_config *cfg)
 {
@@ -219,7 +219,7 @@ static void raise_fds(const struct run_config *cfg)
 	unsigned long limit;
 	struct errbuf err;
 
-	if (raise_fd_limit(FDS_BASE + FDS_PER_CLIENT * per, &limit, &err) < 0)
+	if (raise_fd_limit(FDS_RUN_SPARE + FDS_PER_CLIENT * per, &limit, &err) < 0)
 		fprintf(stderr, "tbench: note: %s\n", err.msg);
 }
 

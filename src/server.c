@@ -327,8 +327,7 @@ int server_start(struct server *s, struct errbuf *err)
 
 bool server_apart(unsigned nclients, const char *who)
 {
-	enum { FDS_SPARE = 64 };   /* the run's own: std streams, pipes, /proc, logs */
-	unsigned long want = 2ul * nclients + FDS_SPARE;
+	unsigned long want = 2ul * nclients + FDS_RUN_SPARE;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)

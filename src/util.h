@@ -52,6 +52,9 @@ void close_fds_except(const int *keep, size_t n);
  * one to `want` where that is more and allowed. 0 with the limit now in
  * force in *limit; -1 with err. */
 int raise_fd_limit(unsigned long want, unsigned long *limit, struct errbuf *err);
+/* Descriptors a run holds besides its connections': std streams, pipes,
+ * /proc files, logs. */
+enum { FDS_RUN_SPARE = 64 };
 
 /* Quotes untrusted text for a message: printable ASCII as it is, other
  * bytes as \xNN, cut to `max` input bytes with "..." after. Returns out. */
