@@ -67,7 +67,7 @@ static int pipe_open(void *run, const struct backend_config *cfg, unsigned clien
 		.keep = { c->to_server[0], c->from_server[1] },
 		.cpus = cfg->server_cpus, .index = client,
 	};
-	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0)
+	if (companion_start(&c->server, backend_solo_processes(cfg), c->peer, err) < 0)
 		goto fail;
 	if (companion_is_process(&c->server)) {
 		close(c->to_server[0]);

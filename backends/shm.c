@@ -346,6 +346,7 @@ static int shm_connect(void *run, const struct backend_config *cfg, unsigned cli
 		    void **conn, struct errbuf *err)
 {
 	struct shm_conn *c = calloc(1, sizeof(*c));
+	bool apart = backend_solo_processes(cfg);   /* the server a process of its own */
 
 	(void)run;
 	if (!c)
@@ -364,16 +365,16 @@ static int shm_connect(void *run, const struct backend_config *cfg, unsigned cli
 		return -1;
 	}
 	c->area = m;
-	c->area->futex_private = cfg->processes ? 0 : FUTEX_PRIVATE_FLAG;
-	if (cfg->processes && pipe2(c->alive, O_CLOEXEC) < 0) {
+	c->area->futex_private = apart ? 0 : FUTEX_PRIVATE_FLAG;
+	if (apart && pipe2(c->alive, O_CLOEXEC) < 0) {
 		err_errno(err, "shm: creating the pipe that tells its server died");
 		goto fail;
 	}
 	c->server = (struct companion){
-		.serve = serve, .arg = c, .nkeep = cfg->processes ? 1 : 0, .keep = { c->alive[1] },
+		.serve = serve, .arg = c, .nkeep = apart ? 1 : 0, .keep = { c->alive[1] },
 		.cpus = cfg->server_cpus, .index = client,
 	};
-	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0)
+	if (companion_start(&c->server, apart, c->peer, err) < 0)
 		goto fail;
 	if (companion_is_process(&c->server)) {
 		close(c->alive[1]);

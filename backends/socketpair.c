@@ -57,7 +57,7 @@ static int sp_open(void *run, const struct backend_config *cfg, unsigned client,
 		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
 		.cpus = cfg->server_cpus, .index = client,
 	};
-	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0) {
+	if (companion_start(&c->server, backend_solo_processes(cfg), c->peer, err) < 0) {
 		close(sv[0]);
 		close(sv[1]);
 		free(c);

@@ -259,7 +259,7 @@ static int start_server(struct splice_conn *c, const struct backend_config *cfg,
 		.keep = { e->sock, e->pipe[0], e->pipe[1], e->devnull },
 		.cpus = cfg->server_cpus, .index = client,
 	};
-	if (companion_start(&c->server_task, cfg->processes, c->peer, err) < 0)
+	if (companion_start(&c->server_task, backend_solo_processes(cfg), c->peer, err) < 0)
 		return -1;
 	if (companion_is_process(&c->server_task))
 		close_end(&c->server);

@@ -633,7 +633,7 @@ static int own_server(struct uring_run *r, const struct backend_config *cfg, uns
 		.serve = serve, .arg = c, .nkeep = 1, .keep = { c->server_fd },
 		.cpus = cfg->server_cpus, .index = client,
 	};
-	if (companion_start(&c->server, cfg->processes, c->peer, err) < 0) {
+	if (companion_start(&c->server, backend_solo_processes(cfg), c->peer, err) < 0) {
 		close(fd);
 		close(c->server_fd);
 		c->server_fd = -1;

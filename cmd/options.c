@@ -413,7 +413,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->timelimit = w->timelimit;
 	r->warmup_exact = w->warmup_given || w->run_once;
 	r->warmup = w->warmup_given ? w->warmup : w->run_once ? 0 : floor(w->timelimit / 5);
-	r->clients_per_process = (unsigned)w->per_process;
+	r->bcfg.clients_per_process = (unsigned)w->per_process;
 	r->reconnect = (unsigned)w->reconnect;
 	r->bcfg.nclients *= (unsigned)w->per_process;
 	r->bcfg.processes = !w->threads;

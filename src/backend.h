@@ -33,9 +33,19 @@ struct backend_config {
 	bool no_own_server;       /* --no-own-server: never start a server of tbench's own */
 	const char *tcp_options;  /* -T, or NULL */
 	unsigned nclients;
-	bool processes;           /* clients are processes: so are the servers a backend brings */
+	bool processes;           /* clients are processes (backend_solo_processes()) */
+	unsigned clients_per_process;  /* with processes: clients (threads) in each; 0: one */
 	bool copy_replies;        /* copy reply bodies to user space (tcp discards them by default, as dbench) */
 };
+
+/* Clients are processes of one client each: so are the servers a backend
+ * brings for each. A process of several clients (--clients-per-process)
+ * runs their servers as threads of its own: forking a process from one of
+ * thousands of threads copies all their page tables every time. */
+static inline bool backend_solo_processes(const struct backend_config *cfg)
+{
+	return cfg->processes && cfg->clients_per_process <= 1;
+}
 
 /* A command-line option of one backend's own. tbench's --help lists it
  * (after the backend's name) and options.c hands its value to parse(),

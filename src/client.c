@@ -265,8 +265,7 @@ int client_main(const struct run_config *cfg, void *backend_run, struct shared *
 		linger(&c);
 	if (c.conn)   /* none when --reconnect's open failed */
 		close_conn(&c);
-	record_cpu(c.st, cfg->bcfg.processes && cfg->clients_per_process <= 1 ?
-		   RUSAGE_SELF : RUSAGE_THREAD);
+	record_cpu(c.st, backend_solo_processes(&cfg->bcfg) ? RUSAGE_SELF : RUSAGE_THREAD);
 	if (rc == 0)
 		atomic_store(&c.slot->state, SLOT_FINISHED);
 	return rc;

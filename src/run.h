@@ -24,7 +24,6 @@ struct run_config {
 	 * --json records each one's settings, whichever ran. */
 	const struct backend *const *all_backends;
 	struct backend_config bcfg;  /* also how many clients, and processes or threads */
-	unsigned clients_per_process;  /* with processes: clients (threads) in each */
 	double timelimit;        /* execute seconds; 0: no limit (--run-once) */
 	double warmup;           /* minimum seconds before the execute phase */
 	bool warmup_exact;       /* warm-up lasts exactly `warmup`, counted bytes or not */
@@ -43,7 +42,7 @@ struct run_config {
 /* With processes, the clients (threads) each client process runs. */
 static inline unsigned run_per_process(const struct run_config *cfg)
 {
-	return cfg->clients_per_process ? cfg->clients_per_process : 1;
+	return cfg->bcfg.clients_per_process ? cfg->bcfg.clients_per_process : 1;
 }
 
 /* Processes that run clients: the figure dbench prints as "procs". */

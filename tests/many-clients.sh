@@ -8,7 +8,8 @@
 # warm-up lines, a Throughput near the last line's rate, and a run that
 # ends in time; a second left without a line
 # must come with the warning that says the run did not keep its schedule.
-# Then 2,000 clients as threads must be released within 60 s, and 100 tcp
+# Then 2,000 clients as threads, and as two processes of threads, must be
+# released within 60 s, and 100 tcp
 # clients as threads must run where one process may not hold both ends.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
@@ -120,6 +121,18 @@ startup() {
 	fi
 }
 
+# The same clients as two processes of threads (--clients-per-process):
+# their servers are threads too, released within STARTUP_LIMIT s. Forked
+# from processes of a thousand threads each, they took minutes.
+grouped_startup() {
+	local json="$TL_TMP/grouped.json" setup half=$((STARTUP_CLIENTS / 2))
+	expect_exit 0 "start-up: 2 processes of $half clients" "$TBENCH" -b pipe -t 2 --warmup 1 \
+		--clients-per-process "$half" --json "$json" 2
+	setup=$(jq -r '.result.setup_s' "$json")
+	check "start-up, 2 processes of $half: released within $STARTUP_LIMIT s (took $setup s)" \
+		awk -v s="$setup" -v max="$STARTUP_LIMIT" 'BEGIN { exit !(s > 0 && s < max) }'
+}
+
 # One process's files: 100 tcp clients as threads under a limit of 200
 # open files, below both ends of every connection. tbench's own server
 # runs apart, in a process of its own, and says so; the run ends well.
@@ -134,5 +147,6 @@ CLIENTS=$((STARTUP_CLIENTS > CLIENTS ? STARTUP_CLIENTS : CLIENTS)) raise_nofile
 run_many processes
 run_many threads --threads
 startup
+grouped_startup
 few_files
 tl_done
