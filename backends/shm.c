@@ -9,10 +9,13 @@
  * wake-up's. It is the floor under pipe: the cost of waking the peer and of
  * moving bytes between cores, with no kernel data path.
  *
- * Waits are bounded: every SHM_RECHECK_MS a sleeper looks at its peer. A
- * server whose client closed or died ends (it also dies with the client's
- * thread, via the companion's PR_SET_PDEATHSIG); a client whose server
- * process was killed sees the hang-up of a pipe only that server held. */
+ * A side that leaves says so and wakes the other. Only a server process
+ * can vanish without a word (a client takes its server with it: a thread
+ * of its process, or a process killed with its thread by the companion's
+ * PR_SET_PDEATHSIG), so only its client's waits are bounded: it looks at
+ * the hang-up of a pipe only that server held every SHM_RECHECK_MS, or
+ * every millisecond a client of the run, as ten thousand sleepers woken
+ * every 100 ms would take the CPUs from those that have work. */
 #include "config.h"
 
 #include <errno.h>
@@ -36,7 +39,7 @@
 
 enum {
 	SHM_RING = 128 * 1024,     /* a power of two with room for the largest frame */
-	SHM_RECHECK_MS = 100,      /* a sleeper looks at its peer this often */
+	SHM_RECHECK_MS = 100,      /* a client looks at its server process this often, at least */
 	CACHE_LINE = 64,
 };
 _Static_assert((long)SHM_RING >= (long)WIRE_LIMIT && (SHM_RING & (SHM_RING - 1)) == 0,
@@ -66,7 +69,7 @@ struct shm_conn {
 	struct shm_area *area;
 	struct companion server;
 	uint64_t spin_ns;
-	pid_t client_pid;               /* the server process's parent */
+	struct timespec recheck;        /* between looks at a server process; 0: never looks */
 	int alive[2];                   /* process server: it alone holds [1]; its death hangs up [0] */
 	char peer[32];
 	uint8_t buf[WIRE_LIMIT];        /* the client's copy of each reply */
@@ -126,13 +129,13 @@ static void cpu_relax(void)
 #endif
 }
 
-/* 0 when woken or the word had changed; -1 with errno ETIMEDOUT or another
- * error (EINTR too: the caller loops). */
-static int futex_wait(_Atomic uint32_t *word, uint32_t seen, int private_flag)
+/* 0 when woken or the word had changed; -1 with errno ETIMEDOUT (after
+ * `limit`, or never when it is NULL) or another error (EINTR too: the
+ * caller loops). */
+static int futex_wait(_Atomic uint32_t *word, uint32_t seen, int private_flag,
+		      const struct timespec *limit)
 {
-	struct timespec limit = { 0, SHM_RECHECK_MS * 1000000L };
-
-	if (syscall(SYS_futex, word, FUTEX_WAIT | private_flag, seen, &limit, NULL, 0) == 0 ||
+	if (syscall(SYS_futex, word, FUTEX_WAIT | private_flag, seen, limit, NULL, 0) == 0 ||
 	    errno == EAGAIN)
 		return 0;
 	return -1;
@@ -219,16 +222,12 @@ static void say_gone(struct shm_area *a, _Atomic uint32_t *flag)
 	futex_wake(&a->to_client.posted, a->futex_private);
 }
 
-/* Is the peer still there? Asked between waits, so a dead one is noticed
- * within SHM_RECHECK_MS. */
+/* Is the peer still there? Asked between waits, so a server process that
+ * died is noticed within its client's recheck. */
 static bool peer_gone(const struct shm_conn *c, enum side me, bool slept_long)
 {
-	if (me == SERVER) {
-		if (atomic_load(&c->area->client_gone))
-			return true;
-		/* A server process (not of the client's pid) whose parent changed. */
-		return slept_long && getpid() != c->client_pid && getppid() != c->client_pid;
-	}
+	if (me == SERVER)
+		return atomic_load(&c->area->client_gone);
 	if (atomic_load(&c->area->server_gone))
 		return true;
 	if (!slept_long || c->alive[0] < 0)
@@ -259,7 +258,9 @@ static int ring_wait(struct shm_conn *c, struct ring *r, size_t need, enum side 
 		if (ring_bytes(r) >= need)
 			break;
 		bool timed_out = false;
-		if (!peer_gone(c, me, false) && futex_wait(&r->posted, seen, c->area->futex_private) < 0) {
+		const struct timespec *limit = me == CLIENT && c->alive[0] >= 0 ? &c->recheck : NULL;
+		if (!peer_gone(c, me, false) &&
+		    futex_wait(&r->posted, seen, c->area->futex_private, limit) < 0) {
 			if (errno != ETIMEDOUT && errno != EINTR)
 				return -1;
 			timed_out = errno == ETIMEDOUT;
@@ -353,7 +354,8 @@ static int shm_connect(void *run, const struct backend_config *cfg, unsigned cli
 		return err_set(err, "shm: out of memory");
 	c->alive[0] = c->alive[1] = -1;
 	c->spin_ns = (uint64_t)settings.spin_us * 1000;
-	c->client_pid = getpid();
+	unsigned recheck_ms = cfg->nclients > SHM_RECHECK_MS ? cfg->nclients : SHM_RECHECK_MS;
+	c->recheck = (struct timespec){ recheck_ms / 1000, recheck_ms % 1000 * 1000000L };
 	snprintf(c->peer, sizeof(c->peer), "shm server %u", client);
 	/* Before the server starts, so a forked one shares it. */
 	void *m = mmap(NULL, sizeof(struct shm_area), PROT_READ | PROT_WRITE,
