@@ -119,7 +119,8 @@ static int open_conn(const struct run_config *cfg, void *backend_run, unsigned i
 		struct errbuf why = *err;
 		getrlimit(RLIMIT_NOFILE, &rl);
 		err_set(err, "%s (%s: this process may have %llu open; raise ulimit -n, and as "
-			"root ulimit -Hn, or run fewer clients in a process)", why.msg,
+			"root ulimit -Hn, or run fewer clients in a process: processes, or "
+			"--clients-per-process)", why.msg,
 			errno == EMFILE ? "RLIMIT_NOFILE" : "fs.file-max, the system's limit",
 			(unsigned long long)rl.rlim_cur);
 	}
