@@ -577,8 +577,10 @@ static int driver_init(struct driver *d, const struct run_config *cfg,
 		d->pids = calloc(run_procs(cfg), sizeof(*d->pids));
 		if (driver_watch_children(d, err) < 0)
 			return -1;
-	} else
+	} else {
 		d->threads = calloc(d->nclients, sizeof(*d->threads));
+		futex_hash_for(2 * d->nclients);   /* a client and its server each */
+	}
 	if (!(d->tids = calloc(d->nclients, sizeof(*d->tids))))
 		return err_set(err, "out of memory for %u clients", d->nclients);
 	if (!d->args || !d->base || !(d->pids || d->threads))

@@ -86,6 +86,7 @@ static void client_process(struct driver *d, unsigned proc, pid_t parent)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);   /* the driver's handler is the driver's */
+	futex_hash_for(2 * n);   /* its clients and their servers' threads */
 	if (pin_client(d, first) < 0) {
 		for (unsigned i = 1; i < n; i++)   /* never started: nobody waits for them */
 			atomic_store(&d->sh->slot[first + i].state, SLOT_FAILED);

@@ -147,6 +147,29 @@ int die_with_parent(pid_t parent, int sig)
 	return 0;
 }
 
+#ifndef PR_FUTEX_HASH
+#define PR_FUTEX_HASH 78
+#define PR_FUTEX_HASH_SET_SLOTS 1
+#endif
+enum { FUTEX_HASH_MAX_SLOTS = 1 << 17 };   /* a power of two, as the kernel wants */
+
+/* Since Linux 6.16 a process's private futexes hash into a table of its
+ * own, sized by the CPUs rather than the threads: 16 chains on 2 CPUs,
+ * where thousands of sleepers make every wait and wake walk a chain of
+ * hundreds under its lock. Below four waiters a CPU the kernel's size is
+ * left alone; older kernels (one table for all) refuse the call. */
+void futex_hash_for(unsigned waiters)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long slots = 16;
+
+	if (cpus > 0 && waiters <= 4 * (unsigned long)cpus)
+		return;
+	while (slots < waiters && slots < FUTEX_HASH_MAX_SLOTS)
+		slots <<= 1;
+	(void)prctl(PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, slots, 0UL, 0UL);
+}
+
 static int compare_ints(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;

@@ -44,6 +44,10 @@ int parse_long_range(const char *s, long min, long max, long *out);
  * with SIGKILL. -1 if that could not be set, or the parent is gone already. */
 int die_with_parent(pid_t parent, int sig);
 
+/* A process about to hold `waiters` threads asleep on futexes of its own
+ * (FUTEX_PRIVATE_FLAG): their hash table is made that large. Best effort. */
+void futex_hash_for(unsigned waiters);
+
 /* Closes every descriptor from 3 up except the n in `keep`: a forked
  * server holds only its own. */
 void close_fds_except(const int *keep, size_t n);

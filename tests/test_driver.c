@@ -4,10 +4,12 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -354,6 +356,25 @@ static void live_time_left(void)
 	free(err);
 }
 
+/* A run of many client threads sizes the process's hash of private
+ * futexes for them and their servers, not for the CPUs. */
+static void futex_hash_sized(void)
+{
+	enum { PR_FUTEX_HASH_ = 78, GET_SLOTS = 2 };   /* Linux 6.16 */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned n = 8 * (unsigned)(cpus > 0 ? cpus : 1) + 8;
+
+	if (prctl(PR_FUTEX_HASH_, GET_SLOTS, 0UL, 0UL, 0UL) < 0) {
+		printf("  SKIPPED the futex hash's size: PR_FUTEX_HASH: %s (Linux before 6.16)\n",
+		       strerror(errno));
+		return;
+	}
+	run_once("pipe", n, false);
+	int slots = prctl(PR_FUTEX_HASH_, GET_SLOTS, 0UL, 0UL, 0UL);
+	printf("  %u client threads: %d futex hash slots\n", n, slots);
+	CHECK(slots >= 2 * (int)n);
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -366,6 +387,7 @@ int main(void)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
+	futex_hash_sized();   /* first: the later runs size it too */
 	for (int p = 0; p < 2; p++)
 		for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 			run_once("nop", counts[i], p);
