@@ -17,8 +17,8 @@
 #include "version.h"
 #include "wire.h"
 
-enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60 };
-enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO };
+enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60, TIMEOUT_MS_PER_TASK = 20 };
+enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT };
 
 const char *options_default_loadfile(bool *dbench)
 {
@@ -75,9 +75,25 @@ static void note_fs_only(const char *name)
 		"as dbench's tbench does\n", name);
 }
 
+/* --timeout's default: 60 s, or 20 ms a task (a client and its server
+ * each) a CPU where that is longer: with thousands of tasks a CPU the
+ * scheduler was seen to leave one unrun for over a minute while the others
+ * went on (results/bench-scale-10000-part3.md). */
+static double default_timeout(unsigned nclients)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double scaled = TIMEOUT_MS_PER_TASK * 2.0 * nclients / (cpus > 0 ? cpus : 1) / 1000;
+
+	if (scaled <= DEFAULT_TIMEOUT)
+		return DEFAULT_TIMEOUT;
+	fprintf(stderr, "tbench: note: --timeout %.0f s by default for %u clients on %ld CPUs\n",
+		ceil(scaled), nclients, cpus);
+	return ceil(scaled);
+}
+
 struct raw {
 	double timelimit, warmup;
-	int warmup_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
+	int warmup_given, timeout_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
 	int per_client, sync_open, sync_dirs, unused, cost, netns, perf, no_own_server, trace;
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
@@ -202,8 +218,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "each client replays the loadfile once, then the run ends", NULL },
 		{ "show-execute-time", 0, POPT_ARG_NONE, &w->show_exec, 0,
 		  "print a line per pass of each client when the run ends (mmtests)", NULL },
-		{ "timeout", 0, POPT_ARG_DOUBLE, &o->run.timeout, 0,
-		  "fail the run when an exchange takes longer (default 60; 0: never)", "SECS" },
+		{ "timeout", 0, POPT_ARG_DOUBLE, &o->run.timeout, OPT_TIMEOUT,
+		  "fail the run when an exchange takes longer (default 60, more with thousands of "
+		  "clients a CPU; 0: never)", "SECS" },
 		{ "strict", 0, POPT_ARG_NONE, &w->strict, 0,
 		  "refuse loadfile lines dbench would skip or guess at", NULL },
 		{ "reconnect", 0, POPT_ARG_LONG, &w->reconnect, 0,
@@ -293,6 +310,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 		}
 		if (rc == OPT_WARMUP)
 			w->warmup_given = 1;
+		if (rc == OPT_TIMEOUT)
+			w->timeout_given = 1;
 		if (rc == OPT_FS_ONLY)
 			note_fs_only(poptBadOption(pc, POPT_BADOPTION_NOALIAS));
 		if (rc == OPT_TRUNC_IO)   /* its value, not its name, is the last word popt read */
@@ -416,6 +435,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->bcfg.clients_per_process = (unsigned)w->per_process;
 	r->reconnect = (unsigned)w->reconnect;
 	r->bcfg.nclients *= (unsigned)w->per_process;
+	if (!w->timeout_given)
+		r->timeout = default_timeout(r->bcfg.nclients);
 	r->bcfg.processes = !w->threads;
 	r->bcfg.copy_replies = w->copy_replies;
 	r->bcfg.no_own_server = w->no_own_server;

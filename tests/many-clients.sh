@@ -133,6 +133,23 @@ grouped_startup() {
 		awk -v s="$setup" -v max="$STARTUP_LIMIT" 'BEGIN { exit !(s > 0 && s < max) }'
 }
 
+# --timeout's default grows with the clients a CPU: 60 s, or 20 ms for each
+# client and each server a CPU. Given, it stands.
+timeout_default() {
+	local n=5000 json="$TL_TMP/timeout.json" want
+	want=$(awk -v n="$n" -v c="$(nproc)" 'BEGIN { t = 20 * 2 * n / c / 1000; t = (t == int(t)) ? t : int(t) + 1; print (t > 60 ? t : 60) }')
+	expect_exit 0 "$n nop threads, run once" "$TBENCH" -b nop --threads --run-once \
+		--loadfile "$SRCDIR/loadfiles/tiny.txt" --json "$json" "$n"
+	check "--timeout by default for $n clients on $(nproc) CPUs: $want s" \
+		jq -e --argjson w "$want" '.settings.timeout_s == $w' "$json"
+	if [ "$want" -gt 60 ]; then
+		check "the note says so" grep -q "note: --timeout $want s by default" "$TL_TMP/err"
+	fi
+	expect_exit 0 "$n nop threads, --timeout 30" "$TBENCH" -b nop --threads --run-once \
+		--loadfile "$SRCDIR/loadfiles/tiny.txt" --timeout 30 --json "$json" "$n"
+	check "--timeout 30 given: 30 s" jq -e '.settings.timeout_s == 30' "$json"
+}
+
 # One process's files: 100 tcp clients as threads under a limit of 200
 # open files, below both ends of every connection. tbench's own server
 # runs apart, in a process of its own, and says so; the run ends well.
@@ -148,5 +165,6 @@ run_many processes
 run_many threads --threads
 startup
 grouped_startup
+timeout_default
 few_files
 tl_done
