@@ -174,6 +174,11 @@ int server_run(struct server *s)
 
 	if (s->cfg.uring_loops)
 		return server_run_uring(s);
+	struct errbuf err;
+	if (s->cfg.processes && server_watch_kids(&err) < 0) {
+		server_log_always(s, "%s", err.msg);
+		return -1;
+	}
 	for (;;) {
 		if (s->cfg.processes)
 			server_reap(s, false);
