@@ -189,23 +189,10 @@ static bool client_process_index(const struct driver *d, pid_t pid, unsigned *p)
 	return false;
 }
 
-static volatile sig_atomic_t child_exited;
-
-static void on_child_exit(int sig)
-{
-	(void)sig;
-	child_exited = 1;
-}
-
-/* Client processes: the kernel is asked about children only after one
- * ended, as each question walks the list of all of them. */
+/* Client processes: looked for after a SIGCHLD (watch_child_ends()). */
 int driver_watch_children(struct driver *d, struct errbuf *err)
 {
-	struct sigaction sa = { .sa_handler = on_child_exit, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
-
-	sigemptyset(&sa.sa_mask);
-	child_exited = 1;   /* a child started before the handler is looked for once */
-	if (sigaction(SIGCHLD, &sa, &d->old_sigchld) < 0)
+	if (watch_child_ends(&d->old_sigchld) < 0)
 		return err_errno(err, "setting a SIGCHLD handler");
 	d->watching_children = true;
 	return 0;
@@ -225,9 +212,8 @@ void driver_unwatch_children(struct driver *d)
  * server) is its owner's to wait for; behind it, every process is asked. */
 void driver_reap_dead(struct driver *d)
 {
-	if (!d->pids || !child_exited)
+	if (!d->pids || !child_ended())
 		return;
-	child_exited = 0;   /* first: an exit from here on is seen at the next poll */
 	for (;;) {
 		siginfo_t info;
 		unsigned p;

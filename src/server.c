@@ -174,9 +174,9 @@ int server_run(struct server *s)
 
 	if (s->cfg.uring_loops)
 		return server_run_uring(s);
-	struct errbuf err;
-	if (s->cfg.processes && server_watch_kids(&err) < 0) {
-		server_log_always(s, "%s", err.msg);
+	if (s->cfg.processes && watch_child_ends(NULL) < 0) {
+		server_log_always(s, "watching the connections' processes (SIGCHLD): %s",
+				  strerror(errno));
 		return -1;
 	}
 	for (;;) {

@@ -133,34 +133,14 @@ void server_close_threads(struct server *s)
 
 /* ---- a process per connection ------------------------------------------- */
 
-/* Set by SIGCHLD: one of the connections' processes ended. Without it a
- * look at each of thousands of children at every accept made their
- * set-up quadratic in system calls. */
-static volatile sig_atomic_t kid_ended = 1;
-
-static void on_kid_ended(int sig)
-{
-	(void)sig;
-	kid_ended = 1;
-}
-
-int server_watch_kids(struct errbuf *err)
-{
-	struct sigaction sa = { .sa_handler = on_kid_ended, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGCHLD, &sa, NULL) < 0)
-		return err_errno(err, "watching the connections' processes (SIGCHLD)");
-	return 0;
-}
-
 /* Only our own children are waited for: an embedding program has its own.
- * Without `block`, only after server_watch_kids() saw one end. */
+ * Without `block`, only after a SIGCHLD (server_run() watches for it): a
+ * look at each of thousands of children at every accept made their set-up
+ * quadratic in system calls. */
 void server_reap(struct server *s, bool block)
 {
-	if (!block && !kid_ended)
+	if (!block && !child_ended())
 		return;
-	kid_ended = 0;   /* before the look: an end during it sets it again */
 	for (size_t i = 0; i < s->nkids;) {
 		pid_t r = waitpid(s->kids[i], NULL, block ? 0 : WNOHANG);
 		if (r < 0 && errno == EINTR)

@@ -88,8 +88,6 @@ void server_format_addr(const struct server *s, const struct sockaddr *sa, sockl
  * finished processes; shut every connection down and wait for it. */
 int server_spawn_thread(struct server *s, int fd, unsigned long id, const char *peer);
 int server_spawn_process(struct server *s, int fd, unsigned long id, const char *peer);
-/* A process per connection: SIGCHLD tells server_reap() to look. */
-int server_watch_kids(struct errbuf *err);
 void server_reap(struct server *s, bool block);
 void server_close_threads(struct server *s);
 void server_close_processes(struct server *s);

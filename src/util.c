@@ -147,6 +147,31 @@ int die_with_parent(pid_t parent, int sig)
 	return 0;
 }
 
+static volatile sig_atomic_t a_child_ended;
+
+static void on_child_end(int sig)
+{
+	(void)sig;
+	a_child_ended = 1;
+}
+
+int watch_child_ends(struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_child_end, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
+
+	sigemptyset(&sa.sa_mask);
+	a_child_ended = 1;   /* a child started before the handler is looked for once */
+	return sigaction(SIGCHLD, &sa, old);
+}
+
+bool child_ended(void)
+{
+	if (!a_child_ended)
+		return false;
+	a_child_ended = 0;
+	return true;
+}
+
 #ifndef PR_FUTEX_HASH
 #define PR_FUTEX_HASH 78
 #define PR_FUTEX_HASH_SET_SLOTS 1

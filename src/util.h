@@ -4,6 +4,8 @@
 #ifndef TBENCH_UTIL_H
 #define TBENCH_UTIL_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -47,6 +49,15 @@ int die_with_parent(pid_t parent, int sig);
 /* A process about to hold `waiters` threads asleep on futexes of its own
  * (FUTEX_PRIVATE_FLAG): their hash table is made that large. Best effort. */
 void futex_hash_for(unsigned waiters);
+
+/* A parent of thousands of children asks the kernel about them only after
+ * one ended, as each question costs a system call or a walk of them all.
+ * watch_child_ends() sets this process's SIGCHLD handler (the old one into
+ * `old` unless NULL; -1 with errno); child_ended() says whether a child
+ * ended since its last call or the watch began, clearing first, so an end
+ * during the caller's look is seen at its next. */
+int watch_child_ends(struct sigaction *old);
+bool child_ended(void);
 
 /* Closes every descriptor from 3 up except the n in `keep`: a forked
  * server holds only its own. */
