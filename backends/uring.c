@@ -843,8 +843,7 @@ static int parse_server(void *to, const char *text, struct errbuf *err)
 	if (strcmp(text, "conn") == 0) {
 		u->loops = 0;
 	} else if (strcmp(text, "loop") == 0) {
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-		u->loops = n > 0 ? (unsigned)n : 1;
+		u->loops = online_cpus();
 	} else if (strncmp(text, "loop=", 5) == 0 && parse_long_range(text + 5, 1, MAX_LOOPS, &n) == 0) {
 		u->loops = (unsigned)n;
 	} else {

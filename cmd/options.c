@@ -81,12 +81,12 @@ static void note_fs_only(const char *name)
  * went on (results/bench-scale-10000-part3.md). */
 static double default_timeout(unsigned nclients)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	double scaled = TIMEOUT_MS_PER_TASK * 2.0 * nclients / (cpus > 0 ? cpus : 1) / 1000;
+	unsigned cpus = online_cpus();
+	double scaled = TIMEOUT_MS_PER_TASK * 2.0 * nclients / cpus / 1000;
 
 	if (scaled <= DEFAULT_TIMEOUT)
 		return DEFAULT_TIMEOUT;
-	fprintf(stderr, "tbench: note: --timeout %.0f s by default for %u clients on %ld CPUs\n",
+	fprintf(stderr, "tbench: note: --timeout %.0f s by default for %u clients on %u CPUs\n",
 		ceil(scaled), nclients, cpus);
 	return ceil(scaled);
 }

@@ -88,8 +88,7 @@ static const char *check_numbers(struct srv_options *o)
 			return "--loops must be a whole number of event loops from 1 to 1024";
 		o->cfg.uring_loops = (unsigned)v;
 	} else if (o->uring) {
-		v = sysconf(_SC_NPROCESSORS_ONLN);
-		o->cfg.uring_loops = v > 0 ? (unsigned)v : 1;
+		o->cfg.uring_loops = online_cpus();
 	}
 	if (o->cpus_text) {
 		static struct errbuf err;

@@ -579,7 +579,7 @@ static int driver_init(struct driver *d, const struct run_config *cfg,
 			return -1;
 	} else {
 		d->threads = calloc(d->nclients, sizeof(*d->threads));
-		futex_hash_for(2 * d->nclients);   /* a client and its server each */
+		futex_hash_for_clients(d->nclients);
 	}
 	if (!(d->tids = calloc(d->nclients, sizeof(*d->tids))))
 		return err_set(err, "out of memory for %u clients", d->nclients);

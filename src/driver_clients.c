@@ -86,7 +86,7 @@ static void client_process(struct driver *d, unsigned proc, pid_t parent)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);   /* the driver's handler is the driver's */
-	futex_hash_for(2 * n);   /* its clients and their servers' threads */
+	futex_hash_for_clients(n);
 	if (pin_client(d, first) < 0) {
 		for (unsigned i = 1; i < n; i++)   /* never started: nobody waits for them */
 			atomic_store(&d->sh->slot[first + i].state, SLOT_FAILED);
@@ -121,8 +121,7 @@ static unsigned in_setup(struct driver *d, unsigned begun)
 
 static unsigned setup_window(void)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned per_cpu = cpus > 0 ? 4 * (unsigned)cpus : 0;
+	unsigned per_cpu = 4 * online_cpus();
 
 	return per_cpu > SETUP_WINDOW_MIN ? per_cpu : SETUP_WINDOW_MIN;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
+
 const char *const noise_reason_name[NOISE_REASONS] = {
 	"steal", "other_cpu", "stall", "overrun",
 };
@@ -38,11 +40,9 @@ static void read_frequencies(struct noise_sample *s)
 void noise_sample(struct noise_sample *s, uint64_t now, pid_t driver_tid)
 {
 	char path[64];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
 	memset(s, 0, sizeof(*s));
 	s->at_ns = now;
-	s->cpus = cpus > 0 ? (unsigned)cpus : 1;
+	s->cpus = online_cpus();
 	s->sys_ok = proc_system_read(&s->sys) == 0;
 	s->loadavg_ok = proc_loadavg_read(&s->loadavg) == 0;
 	s->outside_ok = proc_outside_tasks(getpid(), &s->outside) == 0;

@@ -178,17 +178,23 @@ bool child_ended(void)
 #endif
 enum { FUTEX_HASH_MAX_SLOTS = 1 << 17 };   /* a power of two, as the kernel wants */
 
+unsigned online_cpus(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus > 0 ? (unsigned)cpus : 1;
+}
+
 /* Since Linux 6.16 a process's private futexes hash into a table of its
  * own, sized by the CPUs rather than the threads: 16 chains on 2 CPUs,
  * where thousands of sleepers make every wait and wake walk a chain of
  * hundreds under its lock. Below four waiters a CPU the kernel's size is
  * left alone; older kernels (one table for all) refuse the call. */
-void futex_hash_for(unsigned waiters)
+void futex_hash_for_clients(unsigned clients)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long slots = 16;
+	unsigned long waiters = 2UL * clients, slots = 16;
 
-	if (cpus > 0 && waiters <= 4 * (unsigned long)cpus)
+	if (waiters <= 4UL * online_cpus())
 		return;
 	while (slots < waiters && slots < FUTEX_HASH_MAX_SLOTS)
 		slots <<= 1;

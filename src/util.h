@@ -46,9 +46,13 @@ int parse_long_range(const char *s, long min, long max, long *out);
  * with SIGKILL. -1 if that could not be set, or the parent is gone already. */
 int die_with_parent(pid_t parent, int sig);
 
-/* A process about to hold `waiters` threads asleep on futexes of its own
- * (FUTEX_PRIVATE_FLAG): their hash table is made that large. Best effort. */
-void futex_hash_for(unsigned waiters);
+/* The CPUs online, 1 if the system cannot say. */
+unsigned online_cpus(void);
+
+/* A process about to run `clients` client threads and, maybe, their
+ * servers' (two sleepers each on futexes of its own, FUTEX_PRIVATE_FLAG):
+ * their hash table is made that large. Best effort. */
+void futex_hash_for_clients(unsigned clients);
 
 /* A parent of thousands of children asks the kernel about them only after
  * one ended, as each question costs a system call or a walk of them all.
