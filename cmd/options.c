@@ -18,7 +18,7 @@
 #include "wire.h"
 
 enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60, TIMEOUT_MS_PER_TASK = 20 };
-enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT };
+enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT, OPT_TIMELIMIT };
 
 const char *options_default_loadfile(bool *dbench)
 {
@@ -46,13 +46,48 @@ static int usage_error(poptContext pc, const char *what)
 	return -1;
 }
 
+/* The long names of TABLE and the tables it includes, into NAMES (at most
+ * MAX); how many there are then. */
+static size_t long_names(const struct poptOption *table, const char **names, size_t n, size_t max)
+{
+	for (; table->longName || table->shortName || table->arg; table++) {
+		if (table->argInfo == POPT_ARG_INCLUDE_TABLE && table->arg)
+			n = long_names(table->arg, names, n, max);
+		else if (table->longName && n < max)
+			names[n++] = table->longName;
+	}
+	return n;
+}
+
+/* "--threds: unknown option" and, where an option is near it, what it may have meant. */
+static int bad_option(poptContext pc, const struct poptOption *table, int rc)
+{
+	enum { MAX_NAMES = 256 };
+	const char *bad = poptBadOption(pc, POPT_BADOPTION_NOALIAS), *names[MAX_NAMES];
+	char word[64], what[256];
+	size_t n = long_names(table, names, 0, MAX_NAMES);
+	const char *near = NULL;
+
+	if (strncmp(bad, "--", 2) == 0) {
+		snprintf(word, sizeof(word), "%s", bad + 2);
+		word[strcspn(word, "=")] = '\0';
+		near = nearest_name(word, names, n);
+	}
+	if (near)
+		snprintf(what, sizeof(what), "%s: %s (did you mean --%s?)", bad, poptStrerror(rc), near);
+	else
+		snprintf(what, sizeof(what), "%s: %s", bad, poptStrerror(rc));
+	return usage_error(pc, what);
+}
+
+
 /* Values popt parsed that must still be in range. */
-static const char *check_ranges(const struct options *o, double timelimit, double warmup,
-				int warmup_given, long per_process, long reconnect)
+static const char *check_ranges(const struct options *o, double timelimit, int timelimit_given,
+				double warmup, int warmup_given, long per_process, long reconnect)
 {
 	const struct run_config *r = &o->run;
 
-	if (!isfinite(timelimit) || (timelimit <= 0 && timelimit != -1))
+	if (timelimit_given && (!isfinite(timelimit) || timelimit <= 0))
 		return "-t/--timelimit must be a number of seconds more than 0";
 	if (warmup_given && (!isfinite(warmup) || warmup < 0))
 		return "--warmup must be a number of seconds, 0 or more";
@@ -93,7 +128,7 @@ static double default_timeout(unsigned nclients)
 
 struct raw {
 	double timelimit, warmup;
-	int warmup_given, timeout_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
+	int warmup_given, timeout_given, timelimit_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
 	int per_client, sync_open, sync_dirs, unused, cost, netns, perf, no_own_server, trace;
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
@@ -196,7 +231,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w);
 
 int options_parse(int argc, const char **argv, struct options *o)
 {
-	struct raw raw = { .timelimit = -1, .per_process = 1 }, *w = &raw;
+	struct raw raw = { .per_process = 1 }, *w = &raw;
 	struct help_texts h;
 
 	o->run.timeout = DEFAULT_TIMEOUT;
@@ -264,7 +299,7 @@ int options_parse(int argc, const char **argv, struct options *o)
 		POPT_TABLEEND
 	};
 	struct poptOption dbench[] = {
-		{ "timelimit", 't', POPT_ARG_DOUBLE, &w->timelimit, 0,
+		{ "timelimit", 't', POPT_ARG_DOUBLE, &w->timelimit, OPT_TIMELIMIT,
 		  "seconds of the execute phase (default 600)", "SECS" },
 		{ "loadfile", 'c', POPT_ARG_STRING, &o->loadfile, 0,
 		  "NBENCH loadfile (default: dbench's client.txt, else tbench's own)", "FILE" },
@@ -312,17 +347,15 @@ int options_parse(int argc, const char **argv, struct options *o)
 			w->warmup_given = 1;
 		if (rc == OPT_TIMEOUT)
 			w->timeout_given = 1;
+		if (rc == OPT_TIMELIMIT)
+			w->timelimit_given = 1;
 		if (rc == OPT_FS_ONLY)
 			note_fs_only(poptBadOption(pc, POPT_BADOPTION_NOALIAS));
 		if (rc == OPT_TRUNC_IO)   /* its value, not its name, is the last word popt read */
 			note_fs_only("--trunc-io");
 	}
-	if (rc < -1) {
-		char what[256];
-		snprintf(what, sizeof(what), "%s: %s", poptBadOption(pc, POPT_BADOPTION_NOALIAS),
-			 poptStrerror(rc));
-		return usage_error(pc, what);
-	}
+	if (rc < -1)
+		return bad_option(pc, table, rc);
 	rc = finish(pc, o, w);
 	free(w->server_opt);
 	for (int i = 0; i < 4; i++)
@@ -410,8 +443,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 			 MAX_CLIENTS, nclients);
 		return usage_error(pc, what);
 	}
-	const char *bad = check_ranges(o, w->timelimit, w->warmup, w->warmup_given, w->per_process,
-				       w->reconnect);
+	const char *bad = check_ranges(o, w->timelimit, w->timelimit_given, w->warmup, w->warmup_given,
+				       w->per_process, w->reconnect);
 	if (bad)
 		return usage_error(pc, bad);
 	if (w->threads && w->processes)
@@ -427,7 +460,7 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	/* As dbench: 600 s by default, a warm-up of at least a fifth of it in
 	 * whole seconds. --run-once ends with the pass, unless -t is given too. */
 	r->run_once = w->run_once;
-	if (w->timelimit == -1)
+	if (!w->timelimit_given)
 		w->timelimit = w->run_once ? 0 : DEFAULT_TIMELIMIT;
 	r->timelimit = w->timelimit;
 	r->warmup_exact = w->warmup_given || w->run_once;

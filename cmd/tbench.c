@@ -114,6 +114,8 @@ static int refuse_others_options(const struct options *o)
 	return 0;
 }
 
+enum { MAX_BACKENDS_LISTED = 64 };
+
 /* Everything the options name must exist before any client starts. */
 static int prepare(struct options *o, struct loadfile *lf)
 {
@@ -122,7 +124,14 @@ static int prepare(struct options *o, struct loadfile *lf)
 	o->run.backend = backend_find(name);
 	o->run.all_backends = backends;
 	if (!o->run.backend) {
-		fprintf(stderr, "tbench: -b %s: no such backend\n", name);
+		const char *names[MAX_BACKENDS_LISTED];
+		size_t n = 0;
+
+		for (; backends[n] && n < MAX_BACKENDS_LISTED; n++)
+			names[n] = backends[n]->name;
+		const char *near = nearest_name(name, names, n);
+		fprintf(stderr, "tbench: -b %s: no such backend%s%s%s\n", name,
+			near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
 		options_list_backends(stderr);
 		return -1;
 	}

@@ -38,8 +38,12 @@ void report_header(FILE *f, const struct run_config *cfg, const struct report_op
 	const struct netns_state *n = ro->netns;
 
 	fprintf(f, "%s\n\n", version_line("tbench"));
-	fprintf(f, "Running for %g seconds with load '%s' and minimum warmup %g secs\n",
-		cfg->timelimit, cfg->lf->path, cfg->warmup);
+	if (cfg->run_once && cfg->timelimit == 0)   /* no time limit: one pass of the loadfile */
+		fprintf(f, "Running for one pass with load '%s' and minimum warmup %g secs\n",
+			cfg->lf->path, cfg->warmup);
+	else
+		fprintf(f, "Running for %g seconds with load '%s' and minimum warmup %g secs\n",
+			cfg->timelimit, cfg->lf->path, cfg->warmup);
 	if (n && n->entered)
 		fprintf(f, "(in a network namespace of its own%s: %s TSO %s, GSO %s, GRO %s)\n",
 			n->user_ns ? " and a user namespace" : "", n->device, on_off(n->tso),

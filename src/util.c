@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,50 @@ bool child_ended(void)
 #define PR_FUTEX_HASH_SET_SLOTS 1
 #endif
 enum { FUTEX_HASH_MAX_SLOTS = 1 << 17 };   /* a power of two, as the kernel wants */
+
+/* Edit distance (insertions, deletions, substitutions) of A and B, up to
+ * NAME_MAX_COMPARED characters each: a row of the dynamic programme at a time. */
+enum { NAME_MAX_COMPARED = 64 };
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, NAME_MAX_COMPARED), lb = strnlen(b, NAME_MAX_COMPARED);
+	size_t row[NAME_MAX_COMPARED + 1];
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *nearest_name(const char *word, const char *const *names, size_t n)
+{
+	size_t limit = strnlen(word, NAME_MAX_COMPARED) / 3, best_d = SIZE_MAX;
+	const char *best = NULL;
+
+	if (limit < 2)
+		limit = 2;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = names[i] ? edit_distance(word, names[i]) : SIZE_MAX;
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
 
 unsigned online_cpus(void)
 {

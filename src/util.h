@@ -46,6 +46,11 @@ int parse_long_range(const char *s, long min, long max, long *out);
  * with SIGKILL. -1 if that could not be set, or the parent is gone already. */
 int die_with_parent(pid_t parent, int sig);
 
+/* Of NAMES (n of them), the one a mistyped WORD most likely meant: the
+ * nearest by edit distance, if within a third of its length (at least 2
+ * edits); NULL when none is that near. For "did you mean" in errors. */
+const char *nearest_name(const char *word, const char *const *names, size_t n);
+
 /* The CPUs online, 1 if the system cannot say. */
 unsigned online_cpus(void);
 

@@ -20,10 +20,21 @@ usage_errors() {
 	expect_exit 2 "NCLIENTS not a number" "$TBENCH" abc
 	expect_exit 2 "NCLIENTS zero" "$TBENCH" 0
 	expect_exit 2 "negative time limit" "$TBENCH" -t -5 2
+	# -1 was the inner "not given": it started the default 12-minute run.
+	expect_exit 2 "-t -1 refused" timeout 20 "$TBENCH" -t -1 -b nop 1
+	check "says -t wants seconds more than 0" grep -q 'timelimit must be a number of seconds more than 0' "$TL_TMP/err"
+	expect_exit 2 "-t 0 refused" "$TBENCH" -t 0 -b nop 1
 	expect_exit 2 "unknown flag" "$TBENCH" --bogus 2
 	check "names the bad flag" grep -q -- '--bogus' "$TL_TMP/err"
+	check "nothing to suggest for --bogus" sh -c "! grep -q 'did you mean' '$TL_TMP/err'"
+	expect_exit 2 "mistyped flag" "$TBENCH" --threds 2
+	check "suggests --threads" grep -q -- '--threds: unknown option (did you mean --threads?)' "$TL_TMP/err"
+	expect_exit 2 "mistyped dbench flag with a value" "$TBENCH" --timelimt=3 2
+	check "suggests --timelimit" grep -q -- '(did you mean --timelimit?)' "$TL_TMP/err"
 	expect_exit 2 "unknown backend" "$TBENCH" -b nosuch 2
 	check "says no such backend" grep -q 'no such backend' "$TL_TMP/err"
+	expect_exit 2 "mistyped backend" "$TBENCH" -b pipx 2
+	check "suggests pipe" grep -q -- '-b pipx: no such backend (did you mean pipe?)' "$TL_TMP/err"
 	expect_exit 2 "bad \$TBENCH_CLOCK" env TBENCH_CLOCK=hpet "$TBENCH" -b nop 1 --run-once -c "$TINY"
 	check "names TBENCH_CLOCK and its values" grep -q 'TBENCH_CLOCK=hpet: expected auto, tsc or clock_gettime' "$TL_TMP/err"
 	expect_exit 0 "TBENCH_CLOCK=clock_gettime" env TBENCH_CLOCK=clock_gettime "$TBENCH" -b nop 1 --run-once \
@@ -98,7 +109,7 @@ dbench_options() {
 # only_dbench_lines FILE: every line of FILE (tbench's standard output) is
 # one dbench 4.0's tbench prints; the others are shown.
 only_dbench_lines() {
-	! grep -Ev -e '^$' -e '^tbench \(tbench suite\) ' -e '^Running for [0-9.]+ seconds with load .* and minimum warmup [0-9.]+ secs$' \
+	! grep -Ev -e '^$' -e '^tbench \(tbench suite\) ' -e '^Running for ([0-9.]+ seconds|one pass) with load .* and minimum warmup [0-9.]+ secs$' \
 		-e '^[0-9]+ of [0-9]+ processes prepared for launch +[0-9]+ sec$' -e '^releasing clients$' \
 		-e '^ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2} MB/sec  (warmup|execute) +[0-9]+ sec  latency [0-9]+\.[0-9]{3} ms$' \
 		-e '^ +[0-9]+  cleanup +[0-9]+ sec$' -e '^ Operation +Count +AvgLat +MaxLat +P99Lat$' -e '^ -+$' \
@@ -170,6 +181,7 @@ reconnect() {
 
 show_execute_time() {
 	expect_exit 0 "--run-once --show-execute-time" "$TBENCH" -b pipe 4 --run-once --show-execute-time -c "$TINY"
+	check "--run-once's header says one pass, not 0 seconds" grep -q "^Running for one pass with load '.*' and minimum warmup 0 secs" "$TL_TMP/out"
 	local n
 	n="$(grep -Ec '^   [0-3] completed in [0-9]+ ms at time [0-9]+ ms$' "$TL_TMP/out" || true)"
 	check "one completion line per client" [ "$n" -eq 4 ]
