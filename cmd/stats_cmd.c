@@ -3,6 +3,7 @@
 #include "stats_cmd.h"
 #include "stats_row.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,4 +117,41 @@ const char *figure_named(const char *name)
 {
 	const char *col = row_figure_column(name);
 	return col ? col : name;
+}
+
+void equivalent_option(const char *cmd, const char *text, struct equiv_margin *m)
+{
+	struct errbuf err;
+	if (equiv_margin_parse(m, text, &err) < 0)
+		die(EXIT_USAGE, "%s: --equivalent %s", cmd, err.msg);
+}
+
+void fmt_margin(char *buf, size_t len, const struct equiv_margin *m, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "±%.3g%s", v, m->relative ? "%" : "");
+	else
+		snprintf(buf, len, "-");
+}
+
+void put_equivalence_head(FILE *o, const struct equiv_margin *m)
+{
+	const char *u = m->relative ? "_pct" : "";
+	if (m->value > 0)
+		fprintf(o, ",equivalence,margin%s,equiv_lo%s,equiv_hi%s,margin_shown%s", u, u, u, u);
+	fputc('\n', o);
+}
+
+void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_est *e)
+{
+	if (m->value > 0) {
+		fprintf(o, ",%s,", equivalence_word(e->verdict));
+		csv_put_num(o, m->value);
+		const double nums[] = { e->lo, e->hi, e->shown };
+		for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++) {
+			fputc(',', o);
+			csv_put_num(o, nums[j]);
+		}
+	}
+	fputc('\n', o);
 }

@@ -45,6 +45,17 @@ void load_summary(const char *arg, const char *keys, const char *metric, struct 
  * name of neither is taken as it is (a column of some other CSV). */
 const char *figure_named(const char *name);
 
+/* --equivalent MARGIN of subcommand cmd parsed into m; bad usage if it is not one. */
+void equivalent_option(const char *cmd, const char *text, struct equiv_margin *m);
+/* "±1.84%" (or in the figure's units without '%'), or "-" when v is not finite. */
+void fmt_margin(char *buf, size_t len, const struct equiv_margin *m, double v);
+/* --equivalent's CSV columns, after all others so that readers by position
+ * keep working: the verdict, the margin, the interval it was judged on and
+ * the least margin it could have shown, "_pct" when the margin is one.
+ * Each writes nothing but the line's end when m->value is 0 (no option). */
+void put_equivalence_head(FILE *o, const struct equiv_margin *m);
+void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_est *e);
+
 /* The subcommands: argv[0] is the subcommand's name. Each exits on an
  * error (die) and returns when its output is written. */
 void cmd_summarize(int argc, char **argv);

@@ -68,12 +68,22 @@ static const struct point *row_point(const struct comparison_row *r)
 	return r->a ? r->a : r->b;
 }
 
-static void print_comparison_csv(FILE *o, const struct summary *a, const struct comparison *c)
+static size_t count_equivalence(const struct comparison *c, enum equivalence v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nrows; i++)
+		n += c->rows[i].eq.verdict == v;
+	return n;
+}
+
+static void print_comparison_csv(FILE *o, const struct summary *a, const struct comparison *c,
+				 const struct equiv_margin *m)
 {
 	for (size_t k = 0; k < a->keys.n; k++)
 		fprintf(o, "%s,", a->keys.v[k]);
 	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,"
-	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs\n", o);
+	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs", o);
+	put_equivalence_head(o, m);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
 		const struct metric_sum none = { 0, NAN, NAN, NAN };
@@ -98,16 +108,20 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 			csv_put_num(o, more[j]);
 		}
 		if (r->a && r->b)
-			fprintf(o, ",%s,%zu\n", diff_method(&r->d), r->d.pairs);
+			fprintf(o, ",%s,%zu", diff_method(&r->d), r->d.pairs);
 		else
-			fputs(",,\n", o);
+			fputs(",,", o);
+		put_equivalence(o, m, &r->eq);
 	}
 	fprintf(o, "geomean");
 	for (size_t k = 1; k < a->keys.n; k++)
 		fputc(',', o);
 	fprintf(o, ",%zu,,,%zu,,,", c->nratio, c->nratio);
 	csv_put_num(o, 100 * (c->geomean - 1));
-	fprintf(o, ",,,,%zu significant,,,,,,,,\n", c->nsig);
+	fprintf(o, ",,,,%zu significant,,,,,,,,", c->nsig);
+	if (m->value > 0)
+		fprintf(o, ",%zu equivalent,,,,", count_equivalence(c, EQUIV_EQUIVALENT));
+	fputc('\n', o);
 }
 
 /* 1 when key k has one value in every row of the comparison. */
@@ -119,8 +133,19 @@ static int key_constant(const struct comparison *c, size_t k)
 	return 1;
 }
 
+/* The columns after method with --equivalent: the verdict and the margin
+ * this noise could have shown. */
+static void print_equivalence_cells(FILE *o, const struct equiv_margin *m, const struct equiv_est *e)
+{
+	char shown[32];
+	if (!(m->value > 0))
+		return;
+	fmt_margin(shown, sizeof(shown), m, e->shown);
+	fprintf(o, "  %-11s  %s", equivalence_word(e->verdict), shown);
+}
+
 /* The columns after p: significant, interval and MDE in percent, method. */
-static void print_change_interval(FILE *o, const struct comparison_row *r)
+static void print_change_interval(FILE *o, const struct comparison_row *r, const struct equiv_margin *m)
 {
 	char iv[64] = "-", mde[32] = "-", method[32] = "-";
 	if (isfinite(r->change_lo_pct))
@@ -131,14 +156,46 @@ static void print_change_interval(FILE *o, const struct comparison_row *r)
 		snprintf(method, sizeof(method), "paired (%zu)", r->d.pairs);
 	else if (r->a && r->b)
 		snprintf(method, sizeof(method), "unpaired");
-	fprintf(o, "%-11s  %-20s  %7s  %s\n", r->verdict, iv, mde, method);
+	if (m->value > 0)
+		fprintf(o, "%-11s  %-20s  %7s  %-12s", r->verdict, iv, mde, method);
+	else
+		fprintf(o, "%-11s  %-20s  %7s  %s", r->verdict, iv, mde, method);
+	print_equivalence_cells(o, m, &r->eq);
+	fputc('\n', o);
+}
+
+/* What --equivalent's columns mean, for the table's head. */
+static void print_equivalence_legend(FILE *o, const struct equiv_margin *m, double alpha)
+{
+	char margin[32];
+	if (!(m->value > 0))
+		return;
+	fmt_margin(margin, sizeof(margin), m, m->value);
+	fprintf(o, "equivalence: two one-sided tests against %s%s at %g%%: equivalent when the %g%% "
+		"interval\nof the change lies within it, different when significant, else cannot tell; "
+		"shown: the least\nmargin this noise could have shown equivalent (the farther end of "
+		"that interval)\n", margin, m->relative ? " of A" : "", 100 * (1 - alpha),
+		100 * (1 - 2 * alpha));
+}
+
+/* The table's last line with --equivalent: how many points came out how. */
+static void print_equivalence_count(FILE *o, const struct equiv_margin *m, double alpha,
+				    const struct comparison *c)
+{
+	char margin[32];
+	if (!(m->value > 0))
+		return;
+	fmt_margin(margin, sizeof(margin), m, m->value);
+	fprintf(o, "equivalent within %s at %g%%: %zu; different: %zu; cannot tell at this noise: %zu\n",
+		margin, 100 * (1 - alpha), count_equivalence(c, EQUIV_EQUIVALENT),
+		count_equivalence(c, EQUIV_DIFFERENT), count_equivalence(c, EQUIV_CANNOT_TELL));
 }
 
 /* The table leaves out the keys after backend and clients that have one
  * value throughout (most knobs, "-"), and says those that were set. */
 static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
-				   double alpha, int by_rep, const struct summary *a,
-				   const struct comparison *c)
+				   double alpha, int by_rep, const struct equiv_margin *m,
+				   const struct summary *a, const struct comparison *c)
 {
 	enum { MAX_KEYS = 32, MEAN_WIDTH = 24, HIDDEN = -1 };
 	int kw[MAX_KEYS] = { 0 };
@@ -165,15 +222,21 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)%s\n", 100 * (1 - alpha), alpha,
 		by_rep ? "; a paired t-test where the runs pair up by rep (method paired)" : "");
 	fprintf(o, "interval: 95%% confidence interval of the change; mde: the least change the test "
-		"would detect\n(95%% confidence, %.0f%% power) at this noise and number of runs\n\n",
+		"would detect\n(95%% confidence, %.0f%% power) at this noise and number of runs\n",
 		100 * STATS_MDE_POWER);
+	print_equivalence_legend(o, m, alpha);
+	fputc('\n', o);
 	for (size_t k = 0; k < nkeys; k++)
 		if (kw[k] != HIDDEN)
 			pad(o, a->keys.v[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
 	pad(o, "A", MEAN_WIDTH, 1);
 	pad(o, "B", MEAN_WIDTH, 1);
-	fprintf(o, "%8s  %8s  %-11s  %-20s  %7s  %s\n", "change", "p", "significant", "interval", "mde",
-		"method");
+	if (m->value > 0)
+		fprintf(o, "%8s  %8s  %-11s  %-20s  %7s  %-12s  %-11s  %s\n", "change", "p", "significant",
+			"interval", "mde", "method", "equivalence", "shown");
+	else
+		fprintf(o, "%8s  %8s  %-11s  %-20s  %7s  %s\n", "change", "p", "significant", "interval",
+			"mde", "method");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
 		char ma[160], mb[160], ch[32] = "-", pv[32] = "-";
@@ -189,7 +252,7 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 		pad(o, ma, MEAN_WIDTH, 1);
 		pad(o, mb, MEAN_WIDTH, 1);
 		fprintf(o, "%8s  %8s  ", ch, pv);
-		print_change_interval(o, r);
+		print_change_interval(o, r, m);
 	}
 	fprintf(o, "\ngeometric mean of B/A over %zu common points: ", c->nratio);
 	if (isfinite(c->geomean))
@@ -198,6 +261,7 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 		fprintf(o, "-");
 	fprintf(o, "  (%zu significant: %zu up, %zu down; %zu not)\n", c->nsig, c->nup, c->ndown,
 		c->ncommon - c->nsig);
+	print_equivalence_count(o, m, alpha, c);
 }
 
 /* "backend=tcp clients=4" (the keys that vary), for a verdict's line. */
@@ -258,10 +322,11 @@ static int print_verdict(FILE *o, const struct summary *a, const struct comparis
 }
 
 struct compare_opts {
-	const char *keys, *metric, *alpha_s, *verdict, *file[2];
+	const char *keys, *metric, *alpha_s, *verdict, *equivalent, *file[2];
 	int csv, by_rep;
 	double alpha;
 	struct verdict_rule rule;
+	struct equiv_margin margin;     /* value 0: no --equivalent */
 };
 
 static void compare_options(int argc, char **argv, struct compare_opts *o)
@@ -270,7 +335,8 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 	for (int i = 1; i < argc; i++) {
 		if (opt_value(argc, argv, &i, "--keys", &o->keys) ||
 		    opt_value(argc, argv, &i, "--alpha", &o->alpha_s) ||
-		    opt_value(argc, argv, &i, "--verdict", &o->verdict))
+		    opt_value(argc, argv, &i, "--verdict", &o->verdict) ||
+		    opt_value(argc, argv, &i, "--equivalent", &o->equivalent))
 			continue;
 		if (opt_value(argc, argv, &i, "--metric", &o->metric) ||
 		    opt_value(argc, argv, &i, "--figure", &o->metric))
@@ -287,9 +353,15 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 	o->alpha = csv_num(o->alpha_s);
 	if (!(o->alpha > 0 && o->alpha < 1))
 		die(EXIT_USAGE, "compare: --alpha %s: want a number between 0 and 1", o->alpha_s);
+	struct errbuf err;
+	if (o->equivalent && !(o->alpha < 0.5))
+		die(EXIT_USAGE, "compare: --equivalent needs --alpha below 0.5 (its interval is at 1 - 2 alpha)");
+	if (o->equivalent)
+		equivalent_option("compare", o->equivalent, &o->margin);
 	if (!o->verdict)
 		return;
-	struct errbuf err;
+	if (o->equivalent)
+		die(EXIT_USAGE, "compare: --verdict and --equivalent are separate questions: give one");
 	if (verdict_rule_parse(&o->rule, o->verdict, &err) < 0)
 		die(EXIT_USAGE, "compare: --verdict %s", err.msg);
 	if (figure_given || o->csv)
@@ -334,12 +406,14 @@ void cmd_compare(int argc, char **argv)
 	strlist_free(&kl);
 	check_common_points(&o, &a, &b);
 	compare_summaries(&c, &a, &b, o.alpha, o.by_rep);
+	if (o.equivalent)
+		compare_equivalence(&c, &o.margin, o.alpha);
 	if (o.verdict)
 		rc = print_verdict(stdout, &a, &c, &o.rule);
 	else if (o.csv)
-		print_comparison_csv(stdout, &a, &c);
+		print_comparison_csv(stdout, &a, &c, &o.margin);
 	else
-		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &a, &c);
+		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &o.margin, &a, &c);
 	comparison_free(&c);
 	summary_free(&b);
 	summary_free(&a);

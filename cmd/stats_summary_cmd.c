@@ -135,10 +135,12 @@ void cmd_cost(int argc, char **argv)
 	summary_free(&s);
 }
 
-static void print_layers(FILE *o, const char *figure, const struct layer_row *rows, size_t n)
+static void print_layers(FILE *o, const char *figure, const struct layer_row *rows, size_t n,
+			 const struct equiv_margin *m)
 {
 	fputs("figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,"
-	      "bottom,top,method,pairs\n", o);
+	      "bottom,top,method,pairs", o);
+	put_equivalence_head(o, m);
 	for (size_t i = 0; i < n; i++) {
 		const struct layer_row *r = &rows[i];
 		const char *const text[] = { figure, r->clients, r->name, r->label, r->minuend, r->subtrahend };
@@ -159,9 +161,10 @@ static void print_layers(FILE *o, const char *figure, const struct layer_row *ro
 		fputc(',', o);
 		csv_put_num(o, r->top);
 		if (r->b)
-			fprintf(o, ",%s,%zu\n", diff_method(&r->d), r->d.pairs);
+			fprintf(o, ",%s,%zu", diff_method(&r->d), r->d.pairs);
 		else
-			fputs(",,\n", o);
+			fputs(",,", o);
+		put_equivalence(o, m, &r->eq);
 	}
 }
 
@@ -175,12 +178,30 @@ static void put_padded(FILE *o, const char *s, int width)
 		fputc(' ', o);
 }
 
+/* With --equivalent, after a layer's line: whether it is within the margin
+ * of nothing, and the least margin this noise could have shown. */
+static void put_layer_equivalence(FILE *o, const struct equiv_margin *m, const struct layer_row *r)
+{
+	char shown[32];
+	if (!(m->value > 0) || !r->b)
+		return;
+	fmt_margin(shown, sizeof(shown), m, r->eq.shown);
+	fprintf(o, "  %s (shown %s)", equivalence_word(r->eq.verdict), shown);
+}
+
 /* The layers for a reader: a block per client count, a line a layer with
  * its mean, its 95% interval and how that was had, and whether the
  * interval is clear of 0 (the layer larger than its error bar). */
-static void print_layers_table(FILE *o, const char *figure, const struct layer_row *rows, size_t n)
+static void print_layers_table(FILE *o, const char *figure, const struct layer_row *rows, size_t n,
+			       const struct equiv_margin *m)
 {
+	char margin[32];
 	fprintf(o, "%s: each layer's mean and 95%% interval, per client count\n", figure);
+	fmt_margin(margin, sizeof(margin), m, m->value);
+	if (m->value > 0)
+		fprintf(o, "equivalence of each layer to nothing within %s%s at 95%%\n(two one-sided "
+			"tests on its 90%% interval); shown: the least margin this noise could have shown\n",
+			margin, m->relative ? " of the level below" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct layer_row *r = &rows[i];
 		if (i == 0 || strcmp(r->clients, rows[i - 1].clients) != 0)
@@ -189,11 +210,15 @@ static void print_layers_table(FILE *o, const char *figure, const struct layer_r
 		put_padded(o, r->label, 44);
 		fprintf(o, "%10.3f", r->mean);
 		if (!isfinite(r->ci)) {
-			fputs("   (no interval: fewer than 2 runs)\n", o);
+			fputs("   (no interval: fewer than 2 runs)", o);
+			put_layer_equivalence(o, m, r);
+			fputc('\n', o);
 			continue;
 		}
-		fprintf(o, " ± %-8.3f %-8s %s\n", r->ci, r->b ? diff_method(&r->d) : "own",
+		fprintf(o, " ± %-8.3f %-8s %s", r->ci, r->b ? diff_method(&r->d) : "own",
 			fabs(r->mean) > r->ci ? "clear of 0" : "covers 0");
+		put_layer_equivalence(o, m, r);
+		fputc('\n', o);
 	}
 }
 
@@ -216,6 +241,8 @@ static void print_model(FILE *o)
 void cmd_decompose(int argc, char **argv)
 {
 	const char *keys = NULL, *figure = "cost_cpu_us", *levels = NULL, *file[1] = { NULL };
+	const char *equivalent = NULL;
+	struct equiv_margin margin = { 0, 0 };
 	int nfile = 0, table = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -229,9 +256,12 @@ void cmd_decompose(int argc, char **argv)
 		}
 		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
 		    !opt_value(argc, argv, &i, "--figure", &figure) &&
-		    !opt_value(argc, argv, &i, "--levels", &levels))
+		    !opt_value(argc, argv, &i, "--levels", &levels) &&
+		    !opt_value(argc, argv, &i, "--equivalent", &equivalent))
 			operand("decompose", argv, i, file, &nfile, 1);
 	}
+	if (equivalent)
+		equivalent_option("decompose", equivalent, &margin);
 	if (!nfile)
 		die(EXIT_USAGE, "decompose: missing SUMMARY.csv, RUNS.csv or DIR");
 	check_cost_keys("decompose", keys);
@@ -245,10 +275,12 @@ void cmd_decompose(int argc, char **argv)
 	figure = figure_named(figure);
 	load_summary(file[0], keys, figure, &s);
 	size_t n = decompose(&rows, &s, &ll);
+	if (equivalent)
+		layers_equivalence(rows, n, &margin);
 	if (table)
-		print_layers_table(stdout, figure, rows, n);
+		print_layers_table(stdout, figure, rows, n, &margin);
 	else
-		print_layers(stdout, figure, rows, n);
+		print_layers(stdout, figure, rows, n, &margin);
 	layer_rows_free(rows, n);
 	summary_free(&s);
 	strlist_free(&ll);

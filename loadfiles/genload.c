@@ -1,5 +1,6 @@
 /*
- * genload - writes tbench's default NBENCH loadfile.
+ * genload - writes tbench's NBENCH loadfiles: the default trace, and the
+ * bulk shapes of larger-than-MTU requests and replies.
  *
  * dbench's client.txt is someone else's data, so tbench ships its own
  * default trace (docs/loadfile.md).  This program simulates one
@@ -17,8 +18,12 @@
  * all arithmetic is integer (no libm, no floating point), so the output is
  * byte-identical on every machine, compiler and libc.
  *
+ * The bulk shapes (--shape bulk-write|bulk-read|bulk-mix) copy whole files
+ * in requests of --io-size bytes, with no randomness: see bulk_session().
+ *
  * Build: cc -std=c11 -Wall -Wextra -O2 -o genload genload.c
  * Usage: genload [--seed N] [--ops N] > default.txt
+ *        genload --shape bulk-write [--io-size BYTES] > bulk-write.txt
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -758,38 +763,151 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return (s[0] < '0' || s[0] > '9' || errno || *end || *out < min || *out > max) ? -1 : 0;
 }
 
+/* ---- bulk shapes ---- */
+
+/* Whole files copied in requests of io_size bytes, every ReadX and WriteX
+ * asking for and moving exactly io_size (the size rule of
+ * docs/loadfile.md): what a file copy puts on the wire, and nothing else,
+ * so that a larger-than-MTU exchange is all there is to measure. */
+#define BULK_FILES 8          /* files written (and read) per pass */
+#define BULK_CHUNKS 16        /* requests per file: each file is 16 x io_size */
+#define BULK_READ_PASSES 7    /* bulk-read reads every file 7 times a pass */
+#define DEFAULT_IO_SIZE 65536u  /* the SMB1 maximum */
+#define MAX_IO_SIZE 65536u
+
+enum shape { SHAPE_DEFAULT, SHAPE_BULK_WRITE, SHAPE_BULK_READ, SHAPE_BULK_MIX, NSHAPES };
+
+static const char *const shape_names[NSHAPES] = {
+	"default", "bulk-write", "bulk-read", "bulk-mix",
+};
+
+/* One file, opened, written or read from offset 0 to its end, closed.
+ * Writers use OVERWRITE_IF (0x5): the first pass creates the file. */
+static void bulk_copy(struct gen *g, unsigned file, bool write, unsigned io_size)
+{
+	char path[256], name[32];
+	unsigned fnum = new_fnum(g);
+
+	snprintf(name, sizeof(name), "bulk%02u.dat", file + 1);
+	name_path(path, sizeof(path), 0, name);
+	emit(g, OP_CREATE, "NTCreateX \"%s\" %s %u %s", path,
+	     write ? "0x44 0x5" : "0x40 0x1", fnum, ST_OK);
+	for (unsigned c = 0; c < BULK_CHUNKS; c++)
+		emit(g, write ? OP_WRITE : OP_READ, "%s %u %" PRIu64 " %u %u %s",
+		     write ? "WriteX" : "ReadX", fnum, (uint64_t)c * io_size,
+		     io_size, io_size, ST_OK);
+	emit(g, OP_CLOSE, "Close %u %s", fnum, ST_OK);
+}
+
+/* bulk-write writes the files; bulk-read writes them once and reads them
+ * BULK_READ_PASSES times (the reads' replies carry 7/8 of the bytes);
+ * bulk-mix reads each file back as soon as it is written. */
+static void bulk_session(struct gen *g, enum shape shape, unsigned io_size)
+{
+	g->next_fnum = FNUM_FIRST;
+	emit(g, OP_SETUP, "Deltree \"\\clients\\client1\" %s", ST_OK);
+	emit(g, OP_SETUP, "Mkdir \"\\clients\" %s", ST_OK);
+	emit(g, OP_SETUP, "Mkdir \"\\clients\\client1\" %s", ST_OK);
+	for (unsigned f = 0; f < BULK_FILES; f++) {
+		bulk_copy(g, f, true, io_size);
+		if (shape == SHAPE_BULK_MIX)
+			bulk_copy(g, f, false, io_size);
+	}
+	for (unsigned pass = 0; shape == SHAPE_BULK_READ && pass < BULK_READ_PASSES; pass++)
+		for (unsigned f = 0; f < BULK_FILES; f++)
+			bulk_copy(g, f, false, io_size);
+}
+
+/* ---- the command line ---- */
+
+struct args {
+	enum shape shape;
+	uint64_t seed, ops, io_size;
+	bool trace_args, io_size_given;    /* --seed/--ops given; --io-size given */
+};
+
 static int usage(FILE *f, int rc)
 {
 	fprintf(f, "usage: genload [--seed N] [--ops N] > loadfile\n"
-		"  --seed N  PRNG seed (default %u)\n"
-		"  --ops N   operation lines, %u..%u (default %u)\n",
-		DEFAULT_SEED, MIN_OPS, MAX_OPS, DEFAULT_OPS);
+		"       genload --shape SHAPE [--io-size BYTES] > loadfile\n"
+		"  --seed N         PRNG seed (default %u)\n"
+		"  --ops N          operation lines, %u..%u (default %u)\n"
+		"  --shape SHAPE    default (the trace above), or bulk-write, bulk-read,\n"
+		"                   bulk-mix: whole files in requests of --io-size bytes\n"
+		"  --io-size BYTES  every ReadX/WriteX size of a bulk shape, 1..%u\n"
+		"                   (default %u)\n",
+		DEFAULT_SEED, MIN_OPS, MAX_OPS, DEFAULT_OPS, MAX_IO_SIZE, DEFAULT_IO_SIZE);
 	return rc;
+}
+
+static int parse_shape(const char *s, enum shape *out)
+{
+	for (int i = 0; i < NSHAPES; i++)
+		if (!strcmp(s, shape_names[i])) {
+			*out = (enum shape)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* 0, or -1 after saying what is wrong. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad;
+
+		if (!val) {
+			fprintf(stderr, "genload: %s: unknown option or missing value\n", opt);
+			return -1;
+		}
+		if (!strcmp(opt, "--seed"))
+			bad = parse_u64(val, 0, UINT64_MAX, &a->seed);
+		else if (!strcmp(opt, "--ops"))
+			bad = parse_u64(val, MIN_OPS, MAX_OPS, &a->ops);
+		else if (!strcmp(opt, "--io-size"))
+			bad = parse_u64(val, 1, MAX_IO_SIZE, &a->io_size);
+		else if (!strcmp(opt, "--shape"))
+			bad = parse_shape(val, &a->shape);
+		else
+			bad = -1;
+		if (bad) {
+			fprintf(stderr, "genload: %s %s: unknown option or bad value\n", opt, val);
+			return -1;
+		}
+		a->trace_args |= !strcmp(opt, "--seed") || !strcmp(opt, "--ops");
+		a->io_size_given |= !strcmp(opt, "--io-size");
+		i++;
+	}
+	if (a->shape == SHAPE_DEFAULT ? a->io_size_given : a->trace_args) {
+		fprintf(stderr, "genload: --seed and --ops shape the default trace, "
+			"--io-size the bulk shapes\n");
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	static struct gen g;
-	uint64_t seed = DEFAULT_SEED, ops = DEFAULT_OPS;
+	struct args a = { SHAPE_DEFAULT, DEFAULT_SEED, DEFAULT_OPS, DEFAULT_IO_SIZE, false, false };
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return usage(stdout, 0);
-		if (i + 1 < argc && !strcmp(argv[i], "--seed")) {
-			if (parse_u64(argv[++i], 0, UINT64_MAX, &seed) < 0)
-				return usage(stderr, 2);
-		} else if (i + 1 < argc && !strcmp(argv[i], "--ops")) {
-			if (parse_u64(argv[++i], MIN_OPS, MAX_OPS, &ops) < 0)
-				return usage(stderr, 2);
-		} else {
-			return usage(stderr, 2);
-		}
-	}
-	g.rng = seed;
+	if (parse_args(argc, argv, &a) < 0)
+		return usage(stderr, 2);
 	/* Few words: some parsers split '#' lines into fields before
 	 * skipping them. */
-	printf("# generated: genload --seed %" PRIu64 " --ops %" PRIu64 "\n", seed, ops);
-	session(&g, ops);
+	if (a.shape == SHAPE_DEFAULT) {
+		g.rng = a.seed;
+		printf("# generated: genload --seed %" PRIu64 " --ops %" PRIu64 "\n", a.seed, a.ops);
+		session(&g, a.ops);
+	} else {
+		printf("# generated: genload --shape %s --io-size %" PRIu64 "\n",
+		       shape_names[a.shape], a.io_size);
+		bulk_session(&g, a.shape, (unsigned)a.io_size);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		perror("genload: write");
 		return 1;

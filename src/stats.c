@@ -232,6 +232,31 @@ struct diff_est stats_diff_welch(double mean_a, double sd_a, size_t n_a,
 	return e;
 }
 
+struct equiv_est stats_equivalence(const struct diff_est *d, double margin, double alpha)
+{
+	struct equiv_est e = { EQUIV_NONE, NAN, NAN, NAN };
+	if (!d->valid || !(margin > 0) || !isfinite(margin) || !(alpha > 0 && alpha < 0.5))
+		return e;
+	double half = d->se > 0 ? stats_t_quantile(1 - alpha, d->df) * d->se : 0;
+	e.lo = d->mean - half;
+	e.hi = d->mean + half;
+	e.shown = fmax(fabs(e.lo), fabs(e.hi));
+	if (e.shown < margin)
+		e.verdict = EQUIV_EQUIVALENT;
+	else
+		e.verdict = d->p < alpha ? EQUIV_DIFFERENT : EQUIV_CANNOT_TELL;
+	return e;
+}
+
+const char *equivalence_word(enum equivalence v)
+{
+	static const char *const word[] = {
+		[EQUIV_NONE] = "n/a", [EQUIV_EQUIVALENT] = "equivalent",
+		[EQUIV_DIFFERENT] = "different", [EQUIV_CANNOT_TELL] = "cannot tell",
+	};
+	return word[v];
+}
+
 double stats_geomean(const double *x, size_t n)
 {
 	if (n == 0)

@@ -78,6 +78,26 @@ struct diff_est stats_diff_paired(const double *d, size_t n, double conf);
 struct diff_est stats_diff_welch(double mean_a, double sd_a, size_t n_a,
 				 double mean_b, double sd_b, size_t n_b, double conf);
 
+/* "No difference" as a claim: is the true difference within +-margin?
+ * Two one-sided tests (Schuirmann's TOST) at level alpha, each of
+ * "difference <= -margin" and ">= +margin", reject both exactly when the
+ * (1 - 2 alpha) interval of the difference lies inside (-margin, +margin).
+ * Equivalent then (even when also significant: a difference too small to
+ * matter); else different when the two-sided test at alpha finds one (the
+ * (1 - alpha) interval excludes 0); else the noise cannot tell. */
+enum equivalence { EQUIV_NONE, EQUIV_EQUIVALENT, EQUIV_DIFFERENT, EQUIV_CANNOT_TELL };
+
+struct equiv_est {
+	enum equivalence verdict;       /* EQUIV_NONE: d not valid, or no margin */
+	double lo, hi;                  /* the (1 - 2 alpha) interval of the difference */
+	double shown;                   /* max(|lo|, |hi|): the least margin this noise
+	                                 * would have shown equivalent (any above it) */
+};
+
+struct equiv_est stats_equivalence(const struct diff_est *d, double margin, double alpha);
+/* "equivalent", "different", "cannot tell", or "n/a". */
+const char *equivalence_word(enum equivalence v);
+
 /* Geometric mean of x[0..n-1] (all > 0); NaN if n == 0 or any x <= 0. */
 double stats_geomean(const double *x, size_t n);
 

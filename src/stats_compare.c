@@ -256,6 +256,53 @@ void comparison_free(struct comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* ---- equivalence -------------------------------------------------------------------- */
+
+int equiv_margin_parse(struct equiv_margin *m, const char *text, struct errbuf *err)
+{
+	char *end;
+	m->value = strtod(text, &end);
+	m->relative = *end == '%';
+	if (end == text || *(end + m->relative) || !isfinite(m->value) || !(m->value > 0))
+		return err_set(err, "'%s': want a margin above 0, in percent of the reference mean "
+			       "(3%%) or in the figure's units (0.5)", text);
+	return 0;
+}
+
+struct equiv_est equivalence_of(const struct diff_est *d, double ref, const struct equiv_margin *m,
+				double alpha)
+{
+	if (!m->relative)
+		return stats_equivalence(d, m->value, alpha);
+	if (!(ref > 0) || !isfinite(ref))
+		return (struct equiv_est){ EQUIV_NONE, NAN, NAN, NAN };
+	struct equiv_est e = stats_equivalence(d, m->value * ref / 100, alpha);
+	e.lo = 100 * e.lo / ref;
+	e.hi = 100 * e.hi / ref;
+	e.shown = 100 * e.shown / ref;
+	return e;
+}
+
+void compare_equivalence(struct comparison *c, const struct equiv_margin *m, double alpha)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct comparison_row *r = &c->rows[i];
+		r->eq = (struct equiv_est){ EQUIV_NONE, NAN, NAN, NAN };
+		if (r->a && r->b)
+			r->eq = equivalence_of(&r->d, r->a->m[0].mean, m, alpha);
+	}
+}
+
+void layers_equivalence(struct layer_row *rows, size_t n, const struct equiv_margin *m)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct layer_row *r = &rows[i];
+		r->eq = (struct equiv_est){ EQUIV_NONE, NAN, NAN, NAN };
+		if (r->b)
+			r->eq = equivalence_of(&r->d, r->bottom, m, 1 - SUMMARY_CONF);
+	}
+}
+
 /* ---- verdict ------------------------------------------------------------------------ */
 
 int verdict_rule_parse(struct verdict_rule *r, const char *text, struct errbuf *err)

@@ -84,6 +84,7 @@ struct comparison_row {
 	double change_lo_pct, change_hi_pct, mde_pct;   /* d's interval and MDE against mean_a */
 	struct welch w;                 /* t, df, p: d's (Welch's, or the paired test's) */
 	const char *verdict;            /* "yes", "no", "n/a", "only in A", "only in B" */
+	struct equiv_est eq;            /* against --equivalent's margin: compare_equivalence */
 };
 
 struct comparison {
@@ -148,6 +149,8 @@ struct layer_row {
 	                                 * pair up, else Welch's (point_difference) */
 	double ci, df;                  /* d's half-width of the 95% interval and df */
 	double bottom, top;             /* mean(b) (0 for the first) and mean(a): the stack */
+	struct equiv_est eq;            /* the layer against --equivalent's margin:
+	                                 * layers_equivalence; n/a for the first */
 };
 
 /* The decomposition of the first metric of s (keys backend, clients, then
@@ -161,6 +164,26 @@ struct layer_row {
  * layer_rows_free). */
 size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels);
 void layer_rows_free(struct layer_row *rows, size_t n);
+
+/* --equivalent MARGIN: "3%" (percent of the reference mean: A's in a
+ * comparison, the level below in a decomposition) or "0.5" (the figure's
+ * units). 0, or -1 with err saying what is wrong. */
+struct equiv_margin {
+	double value;           /* > 0 */
+	int relative;           /* value is a percentage */
+};
+int equiv_margin_parse(struct equiv_margin *m, const char *text, struct errbuf *err);
+
+/* The equivalence of d within +-m at level alpha (stats_equivalence), its
+ * interval and shown margin in m's units: percent of ref when relative
+ * (n/a unless ref > 0). */
+struct equiv_est equivalence_of(const struct diff_est *d, double ref, const struct equiv_margin *m,
+				double alpha);
+/* Fills every compared row's eq, B - A against A's mean. */
+void compare_equivalence(struct comparison *c, const struct equiv_margin *m, double alpha);
+/* Fills every layer's eq at 1 - SUMMARY_CONF: the layer (minuend minus
+ * subtrahend) against the subtrahend's mean; the first level has none. */
+void layers_equivalence(struct layer_row *rows, size_t n, const struct equiv_margin *m);
 
 /* A verdict for bisection, "FIGURE<THRESHOLD[%]" or "FIGURE>THRESHOLD[%]":
  * '<' is bad when B - A lies below the threshold (a drop bigger than it),

@@ -156,6 +156,47 @@ decompose() {
 		ok "--model: a header, five fields a line, siblings" || not_ok "--model lines: $(cat "$d")"
 }
 
+# The equivalence test (--equivalent) on tests/data/equivalence_*.csv,
+# worked out in equivalence_b.csv's comments; layers.csv's at +-20%.
+equivalence() {
+	local EA="$SRCDIR/tests/data/equivalence_a.csv" EB="$SRCDIR/tests/data/equivalence_b.csv" o="$TL_TMP/out"
+	expect_exit 0 "compare --csv --equivalent 2%" "$STATS" compare --csv --equivalent 2% "$EA" "$EB"
+	check "equivalence columns appended after pairs" grep -q \
+		',method,pairs,equivalence,margin_pct,equiv_lo_pct,equiv_hi_pct,margin_shown_pct$' "$o"
+	[ "$(field "$o" pipe,1,n/a equivalence)" = equivalent ] && [ "$(field "$o" unix,1,n/a equivalence)" = different ] &&
+		[ "$(field "$o" tcp,1,on equivalence)" = "cannot tell" ] &&
+		ok "equivalent, different, cannot tell" || not_ok "verdicts: $(cat "$o")"
+	check_near "pipe: 90% interval's low end" "$(field "$o" pipe,1,n/a equiv_lo_pct)" 0.825935 1e-5
+	check_near "tcp: the margin it could have shown" "$(field "$o" tcp,1,on margin_shown_pct)" 2.740646 1e-5
+	check_near "unix: shown" "$(field "$o" unix,1,n/a margin_shown_pct)" 11.7406 1e-4
+	[ "$(field "$o" pipe,1,n/a significant)" = yes ] && ok "pipe: significant all the same" || not_ok "pipe significant"
+	grep -q '^geomean,.*,1 equivalent,,,,$' "$o" && ok "geomean line: the count" || not_ok "geomean: $(tail -1 "$o")"
+	expect_exit 0 "compare --csv --paired --equivalent 2%" "$STATS" compare --csv --paired --equivalent 2% "$EA" "$EB"
+	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && [ "$(field "$o" unix,1,n/a equivalence)" = different ] &&
+		ok "paired: the steady differences are equivalent, 10% different" || not_ok "paired: $(cat "$o")"
+	expect_exit 0 "compare --csv --equivalent 3 (the figure's units)" "$STATS" compare --csv --equivalent 3 "$EA" "$EB"
+	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && grep -q ',margin,equiv_lo,equiv_hi,margin_shown$' "$o" &&
+		ok "absolute margin: +-3 MB/s shows tcp equivalent" || not_ok "absolute: $(cat "$o")"
+	expect_exit 0 "compare --equivalent 2% (table)" "$STATS" compare --equivalent 2% "$EA" "$EB"
+	grep -Eq '^tcp +1 +on .* unpaired +cannot tell +±2\.74%$' "$o" &&
+		grep -q '^equivalent within ±2% at 95%: 1; different: 1; cannot tell at this noise: 1$' "$o" &&
+		ok "table: verdict and shown margin per point, the counts" || not_ok "table: $(cat "$o")"
+	expect_exit 2 "--equivalent 0 is refused" "$STATS" compare --equivalent 0 "$EA" "$EB"
+	expect_exit 2 "--equivalent 2x is refused" "$STATS" compare --equivalent 2x "$EA" "$EB"
+	expect_exit 2 "--equivalent with --verdict is refused" "$STATS" compare --verdict 'mb_per_sec<-3%' \
+		--equivalent 2% "$EA" "$EB"
+
+	local L="$SRCDIR/tests/data/layers.csv"
+	expect_exit 0 "decompose --equivalent 20%" "$STATS" decompose --equivalent 20% "$L"
+	[ "$(field "$o" cost_cpu_us,1,offload equivalence)" = "cannot tell" ] &&
+		[ "$(field "$o" cost_cpu_us,1,socket equivalence)" = different ] &&
+		[ "$(field "$o" cost_cpu_us,1,harness equivalence)" = n/a ] &&
+		ok "layers: offload cannot tell, socket different, the first n/a" || not_ok "layers: $(cat "$o")"
+	expect_exit 0 "decompose --table --equivalent 20%" "$STATS" decompose --table --equivalent 20% "$L"
+	grep -Eq '^  TSO/GSO on − off \(tcp\) .* covers 0  cannot tell \(shown ±46%\)$' "$o" &&
+		ok "--table: the layer's verdict and shown margin" || not_ok "--table: $(cat "$o")"
+}
+
 rows_cli() {
 	local data="$SRCDIR/tests/data" ok_set=(--set offload=on --set rep=2 --set dev=lo --set tso_read=on --set gso_read=on
 		--set gro_read=on --set exit_code=0 --set started=2026-12-01T10:00:00+00:00 --set json=runs/tcp_c4_on_r2.json)
@@ -226,5 +267,6 @@ compare_csv
 compare_table
 cost
 decompose
+equivalence
 rows_cli
 tl_done

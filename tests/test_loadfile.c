@@ -276,6 +276,49 @@ static void test_whole_files(void)
 	loadfile_free(&lf);
 }
 
+/* The shipped bulk loadfiles, read by the parser itself: every ReadX and
+ * WriteX moves the io size (64 KiB), so its wire bytes are the size rule of
+ * docs/loadfile.md: WriteX 59 + size out and 55 back, ReadX 59 out and
+ * 59 + size back.  Per pass 8 files of 16 requests are written; bulk-read
+ * then reads them 7 times, bulk-mix once. */
+static void check_bulk(const char *name, unsigned want_writes, unsigned want_reads)
+{
+	const char *src = getenv("top_srcdir");
+	const uint32_t io = 65536;
+	unsigned writes = 0, reads = 0;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/loadfiles/%s", src ? src : ".", name);
+	if (loadfile_read(path, &strict, &lf, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		CHECK(0);
+		return;
+	}
+	for (size_t i = 0; i < lf.n_ops; i++) {
+		const struct op *op = &lf.ops[i];
+		if (op->type == OP_WRITEX) {
+			writes++;
+			CHECK(op->send == 59 + io && op->recv == 55 && op->payload == io);
+		} else if (op->type == OP_READX) {
+			reads++;
+			CHECK(op->send == 59 && op->recv == 59 + io && op->payload == io);
+		} else {
+			CHECK(op->payload == 0);
+		}
+	}
+	CHECK_EQ_U(writes, want_writes);
+	CHECK_EQ_U(reads, want_reads);
+	CHECK_EQ_U(lf.pass_payload, (uint64_t)(writes + reads) * io);
+	loadfile_free(&lf);
+}
+
+static void test_bulk_files(void)
+{
+	check_bulk("bulk-write.txt", 8 * 16, 0);
+	check_bulk("bulk-read.txt", 8 * 16, 7 * 8 * 16);
+	check_bulk("bulk-mix.txt", 8 * 16, 8 * 16);
+}
+
 int main(void)
 {
 	test_size_model();
@@ -284,5 +327,6 @@ int main(void)
 	test_dbench_reading();
 	test_errors();
 	test_whole_files();
+	test_bulk_files();
 	return test_done("test_loadfile");
 }

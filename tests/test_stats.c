@@ -726,6 +726,25 @@ static void knob_comparisons(void)
 	compared_free(&x);
 }
 
+/* The layers of tests/data/layers.csv (r: all 8) against +-20% of the
+ * level below: offload 2 +- t(0.95, 50/17) sqrt(5/3) on tcp:off's 11 is
+ * [-1.06, 5.06], 46% of 11 at its far end: cannot tell; unix - pipe 3 +-
+ * 2.131847 sqrt(2/3) on 5 is clear of 0 and beyond 20%: different; the
+ * first level is no layer between two: n/a. */
+static void layer_equivalence(struct layer_row *r)
+{
+	struct equiv_margin m;
+	struct errbuf err;
+
+	CHECK(equiv_margin_parse(&m, "20%", &err) == 0);
+	layers_equivalence(r, 8, &m);
+	CHECK(r[0].eq.verdict == EQUIV_NONE);
+	CHECK(r[2].eq.verdict == EQUIV_DIFFERENT);
+	CHECK_NEAR(r[2].eq.hi, 100 * (3 + 2.131847 * sqrt(2.0 / 3)) / 5, 1e-3);
+	CHECK(r[4].eq.verdict == EQUIV_CANNOT_TELL);
+	CHECK_NEAR(r[4].eq.shown, 100 * (2 + stats_t_quantile(0.95, 50.0 / 17) * sqrt(5.0 / 3)) / 11, 1e-6);
+}
+
 /* The layers of tests/data/layers.csv, worked out in its comments. */
 static void layers(void)
 {
@@ -768,6 +787,7 @@ static void layers(void)
 		CHECK_NEAR(r[4].top, 13, 0);
 		CHECK(isnan(r[5].ci) && isnan(r[6].ci));                /* one nop run: no interval */
 		CHECK_NEAR(r[7].bottom, 7, 0);
+		layer_equivalence(r);
 	}
 	layer_rows_free(r, n);
 	summary_free(&s);
@@ -972,6 +992,103 @@ static void process_tree(void)
 	CHECK(proc_tree_cpu(child, after, &err) < 0 && strstr(err.msg, "no process"));
 }
 
+/* B - A of two made-up samples, unpaired (Welch). */
+static struct diff_est welch_of(const double *a, const double *b, size_t n)
+{
+	return stats_diff_welch(stats_mean_of(a, n), stats_sd_of(a, n), n,
+				stats_mean_of(b, n), stats_sd_of(b, n), n, 0.95);
+}
+
+static void check_equivalence(const struct diff_est *d, double margin, enum equivalence want,
+			      double lo, double hi)
+{
+	struct equiv_est e = stats_equivalence(d, margin, 0.05);
+	if (e.verdict != want)
+		fprintf(stderr, "  margin %g: got %s, want %s\n", margin, equivalence_word(e.verdict),
+			equivalence_word(want));
+	CHECK(e.verdict == want);
+	CHECK_NEAR(e.lo, lo, 1e-5);
+	CHECK_NEAR(e.hi, hi, 1e-5);
+	CHECK_NEAR(e.shown, fmax(fabs(lo), fabs(hi)), 1e-5);
+}
+
+/* Two one-sided tests at alpha 0.05 on made-up samples: the 90% interval
+ * of the difference, mean +- t(0.95, df) se, against +-margin, then the
+ * two-sided p against 0.05.  Unpaired samples of 3 with sd 1 (or 0.1) on
+ * both sides: se = sd sqrt(2/3), Welch df = 4, t(0.95, 4) = 2.131847.
+ * Paired, 3 differences with sd 0.5: se = 0.5 / sqrt(3) = 0.288675, df 2,
+ * t(0.95, 2) = 2.919986. */
+static void equivalence_tests(void)
+{
+	const double a[] = { 99, 100, 101 }, near[] = { 100, 101, 102 }, far[] = { 109, 110, 111 };
+	const double a_tight[] = { 99.9, 100, 100.1 }, b_tight[] = { 100.9, 101, 101.1 };
+
+	/* Cannot tell: 1 +- 2.131847 * 0.816497 = 1 +- 1.740646, [-0.740646,
+	 * 2.740646]: not within +-2; t = 1.2247, p = 0.288: no difference
+	 * either.  The same noise shows +-3 (above 2.740646) equivalent. */
+	struct diff_est d = welch_of(a, near, 3);
+	check_equivalence(&d, 2, EQUIV_CANNOT_TELL, -0.740646, 2.740646);
+	check_equivalence(&d, 3, EQUIV_EQUIVALENT, -0.740646, 2.740646);
+	/* Different: 10 +- 1.740646 is far outside +-3; t = 12.25, p < 0.001. */
+	d = welch_of(a, far, 3);
+	check_equivalence(&d, 3, EQUIV_DIFFERENT, 8.259354, 11.740646);
+	/* Equivalent though significant: 1 +- 0.174065 lies within +-3 (a real
+	 * difference, too small to matter); within +-1.1 it does not, and
+	 * then it is different. */
+	d = welch_of(a_tight, b_tight, 3);
+	CHECK(d.p < 0.05);
+	check_equivalence(&d, 3, EQUIV_EQUIVALENT, 0.825935, 1.174065);
+	check_equivalence(&d, 1.1, EQUIV_DIFFERENT, 0.825935, 1.174065);
+
+	/* Paired: differences 0.5, 1, 1.5: 1 +- 2.919986 * 0.288675 = 1 +-
+	 * 0.842927, [0.157073, 1.842927]: within +-2 equivalent; not within
+	 * +-1.5, and t = 3.4641 with 2 df is p = 0.0742: cannot tell. */
+	const double dn[] = { 0.5, 1, 1.5 }, df_[] = { 9.5, 10, 10.5 }, flat[] = { 2, 2, 2 };
+	d = stats_diff_paired(dn, 3, 0.95);
+	check_equivalence(&d, 2, EQUIV_EQUIVALENT, 0.157073, 1.842927);
+	check_equivalence(&d, 1.5, EQUIV_CANNOT_TELL, 0.157073, 1.842927);
+	/* 10 +- 0.842927 against +-2: different (t = 34.6, p < 0.001). */
+	d = stats_diff_paired(df_, 3, 0.95);
+	check_equivalence(&d, 2, EQUIV_DIFFERENT, 9.157073, 10.842927);
+	/* No spread: the interval is the point 2: within +-3, outside +-1. */
+	d = stats_diff_paired(flat, 3, 0.95);
+	check_equivalence(&d, 3, EQUIV_EQUIVALENT, 2, 2);
+	check_equivalence(&d, 1, EQUIV_DIFFERENT, 2, 2);
+
+	/* Too little data, or no margin: no verdict. */
+	d = stats_diff_paired(dn, 1, 0.95);
+	CHECK(stats_equivalence(&d, 3, 0.05).verdict == EQUIV_NONE);
+	d = welch_of(a, near, 3);
+	CHECK(stats_equivalence(&d, 0, 0.05).verdict == EQUIV_NONE);
+	CHECK_STR(equivalence_word(EQUIV_CANNOT_TELL), "cannot tell");
+}
+
+/* A margin in percent of the reference mean: 3% of 100 is the +-3 above,
+ * equivalent, shown 2.740646%; 3% of 50 is 1.5: cannot tell, and the
+ * interval in percent of 50 doubles.  No reference mean above 0: n/a. */
+static void equivalence_margins(void)
+{
+	const double a[] = { 99, 100, 101 }, near[] = { 100, 101, 102 };
+	struct diff_est d = welch_of(a, near, 3);
+	struct equiv_margin m;
+	struct errbuf err;
+
+	CHECK(equiv_margin_parse(&m, "3%", &err) == 0 && m.relative && m.value == 3);
+	struct equiv_est e = equivalence_of(&d, 100, &m, 0.05);
+	CHECK(e.verdict == EQUIV_EQUIVALENT);
+	CHECK_NEAR(e.shown, 2.740646, 1e-5);
+	e = equivalence_of(&d, 50, &m, 0.05);
+	CHECK(e.verdict == EQUIV_CANNOT_TELL);
+	CHECK_NEAR(e.lo, -1.481291, 1e-5);
+	CHECK_NEAR(e.shown, 5.481291, 1e-5);
+	CHECK(equivalence_of(&d, 0, &m, 0.05).verdict == EQUIV_NONE);
+	CHECK(equiv_margin_parse(&m, "0.5", &err) == 0 && !m.relative && m.value == 0.5);
+	const char *const bad[] = { "0", "-3%", "3x", "%", "", "3%%", "nan" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(equiv_margin_parse(&m, bad[i], &err) == -1);
+	CHECK(strstr(err.msg, "want a margin above 0") != NULL);
+}
+
 int main(void)
 {
 	moments();
@@ -993,6 +1110,8 @@ int main(void)
 	difference_intervals();
 	paired_differences();
 	verdicts();
+	equivalence_tests();
+	equivalence_margins();
 	process_tree();
 	return test_done("test_stats");
 }
