@@ -102,6 +102,9 @@ static void sp_socket_info(void *conn, struct socket_readback *out)
 const struct backend backend_socketpair = {
 	.name = "socketpair",
 	.summary = "an AF_UNIX socketpair per client to its own server thread/process",
+	/* unix's kernel path with pipe's server per client, no listener */
+	.path = { .extends = "nop", .layer = "socketpair", .adds = "unix socket stream, a server per client",
+		  .differs_from = "unix" },
 	.open = sp_open,
 	.exchange = sp_exchange,
 	.close = sp_close,

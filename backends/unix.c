@@ -187,6 +187,9 @@ const struct backend backend_unix = {
 	.name = "unix",
 	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
 	.flags = BACKEND_RECONNECTS | BACKEND_OWN_SERVER | BACKEND_SWEPT,
+	/* the socket layer's own copy and wake-up, not pipe's: beside pipe */
+	.path = { .extends = "nop", .layer = "unix_socket", .adds = "unix socket stream: copy + wake-up",
+		  .differs_from = "pipe" },
 	.check = unix_check,
 	.start = unix_start,
 	.open = unix_open,
