@@ -946,7 +946,6 @@ static void paired_differences(void)
 	struct strlist keys = strlist_split("backend,clients");
 	struct strlist levels = strlist_split("pipe,unix");
 	struct layer_row *r;
-
 	struct decomp_model m;
 
 	test_model(&m);
@@ -956,7 +955,9 @@ static void paired_differences(void)
 	model_free(&m);
 	CHECK_EQ_U(n, 8);
 	if (n == 8) {
-		/* 1 client: the interval of 10, 12, 8, 10 (sd sqrt(8/3), se sqrt(2/3), df 3) */
+		/* 1 client: the interval of 10, 12, 8, 10 (sd sqrt(8/3), se sqrt(2/3), df 3);
+		 * unix - pipe is no layer, but its difference pairs up all the same */
+		CHECK(r[1].relation == REL_PATHS);
 		CHECK_STR(diff_method(&r[1].d), "paired");
 		CHECK_EQ_U(r[1].d.pairs, 4);
 		CHECK_NEAR(r[1].mean, 10, 1e-9);
@@ -994,6 +995,41 @@ static void paired_differences(void)
 	table_free(&t);
 	strlist_free(&keys);
 	strlist_free(&levels);
+}
+
+/* A layer of the model's own (pipe over nop) from runs that pair up by rep:
+ * the interval of the per-rep differences 4, 5, 3. */
+static void paired_layer(void)
+{
+	static const char runs[] =
+		"backend,clients,rep,status,cost_cpu_us\n"
+		"nop,1,1,ok,100\nnop,1,2,ok,200\nnop,1,3,ok,300\n"
+		"pipe,1,1,ok,104\npipe,1,2,ok,205\npipe,1,3,ok,303\n";
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients");
+	struct decomp_model m;
+	struct layer_row *r;
+
+	test_model(&m);
+	CHECK(parse_table(&t, runs) == 0);
+	CHECK(summarize_any(&s, &t, &keys, "cost_cpu_us", 0, &err) == 0);
+	size_t n = decompose_model(&r, &s, &m);
+	CHECK_EQ_U(n, 2);
+	if (n == 2) {
+		CHECK_STR(r[1].name, "copy_wakeup");
+		CHECK(r[1].relation == REL_LAYER);
+		CHECK_STR(diff_method(&r[1].d), "paired");
+		CHECK_EQ_U(r[1].d.pairs, 3);
+		CHECK_NEAR(r[1].mean, 4, 1e-9);
+		CHECK_NEAR(r[1].ci, 4.3026527 * 1 / sqrt(3.0), 1e-6);   /* sd 1, t(0.975, 2) */
+	}
+	layer_rows_free(r, n);
+	model_free(&m);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
 }
 
 /* --verdict's rule and its three answers on made-up intervals. */
@@ -1112,6 +1148,7 @@ int main(void)
 	knob_comparisons();
 	difference_intervals();
 	paired_differences();
+	paired_layer();
 	verdicts();
 	process_tree();
 	return test_done("test_stats");
