@@ -213,11 +213,20 @@ static void put_interval(FILE *o, const struct layer_row *r)
 
 /* --trace's parts of the runs (runs.csv's trace_ columns), where it has them. */
 struct trace_parts {
-	struct summary s;
+	struct summary s;               /* metric i is part[of[i]] */
 	struct row_part part[64];
-	size_t n;
+	size_t n, of[64];
 	int have;
 };
+
+/* Metric i of the parts, when either point has it (a part neither side
+ * has, another backend's system calls, is left out). */
+static const struct row_part *part_shown(const struct trace_parts *tp, size_t i,
+					 const struct point *a, const struct point *b)
+{
+	int shown = fabs(a->m[i].mean) >= 5e-4 || fabs(b->m[i].mean) >= 5e-4;
+	return shown ? &tp->part[tp->of[i]] : NULL;
+}
 
 /* Each part of the two sides of a different-paths row, side by side. */
 static void print_parts(FILE *o, const struct trace_parts *tp, const struct layer_row *r)
@@ -228,20 +237,48 @@ static void print_parts(FILE *o, const struct trace_parts *tp, const struct laye
 	fprintf(o, "      by part (--trace, per operation: µs, counts)  %10s %10s\n", r->minuend,
 		r->subtrahend);
 	for (size_t i = 0; i < tp->s.metrics.n; i++) {
+		const struct row_part *part = part_shown(tp, i, a, b);
 		char what[160];
-		const char *side = "", *label = tp->s.metrics.v[i];
-		for (size_t k = 0; k < tp->n; k++)
-			if (strcmp(tp->part[k].column, label) == 0) {
-				side = tp->part[k].side;
-				label = tp->part[k].label;
-			}
-		/* a part neither side has (another backend's system calls) is left out */
-		if (!(fabs(a->m[i].mean) >= 5e-4) && !(fabs(b->m[i].mean) >= 5e-4))
+		if (!part)
 			continue;
-		snprintf(what, sizeof(what), "%s %s", side, label);
+		snprintf(what, sizeof(what), "%s %s", part->side, part->label);
 		fputs("        ", o);
 		put_padded(o, what, 36);
 		fprintf(o, "%10.3f %10.3f\n", a->m[i].mean, b->m[i].mean);
+	}
+}
+
+/* One line of --parts: a part of both sides of r. */
+static void put_part_line(FILE *o, const struct layer_row *r, const struct row_part *part,
+			  double a, double b)
+{
+	const char *const text[] = { r->clients, r->name, r->minuend, r->subtrahend, part->side,
+				     part->column, part->label };
+	for (size_t c = 0; c < sizeof(text) / sizeof(text[0]); c++) {
+		csv_put_field(o, text[c]);
+		fputc(',', o);
+	}
+	csv_put_num(o, a);
+	fputc(',', o);
+	csv_put_num(o, b);
+	fputc('\n', o);
+}
+
+/* --parts: the parts of every different-paths row in CSV, a line a part. */
+static void print_parts_csv(FILE *o, const struct trace_parts *tp, const struct layer_row *rows,
+			    size_t n)
+{
+	fputs("clients,layer,minuend,subtrahend,side,column,part,minuend_mean,subtrahend_mean\n", o);
+	for (size_t k = 0; k < n; k++) {
+		const struct layer_row *r = &rows[k];
+		if (r->relation != REL_PATHS || !r->b)
+			continue;
+		const struct point *a = summary_find(&tp->s, r->a->key), *b = summary_find(&tp->s, r->b->key);
+		for (size_t i = 0; a && b && i < tp->s.metrics.n; i++) {
+			const struct row_part *part = part_shown(tp, i, a, b);
+			if (part)
+				put_part_line(o, r, part, a->m[i].mean, b->m[i].mean);
+		}
 	}
 }
 
@@ -296,8 +333,10 @@ static void load_trace_parts(struct trace_parts *tp, const char *file, const cha
 	struct strlist kl = keys_of(keys, &t), ml = { 0, xrealloc(NULL, (tp->n + 1) * sizeof(char *)) };
 	struct strlist none = { 0, NULL };
 	for (size_t k = 0; k < tp->n; k++)
-		if (table_col(&t, tp->part[k].column) >= 0)
+		if (table_col(&t, tp->part[k].column) >= 0) {
+			tp->of[ml.n] = k;
 			ml.v[ml.n++] = xstrdup(tp->part[k].column);
+		}
 	tp->have = ml.n > 0 && summarize_runs(&tp->s, &t, &kl, &ml, &none, summary_flags(), &err) == 0;
 	strlist_free(&kl);
 	strlist_free(&ml);
@@ -321,7 +360,7 @@ static void print_model(FILE *o, const struct decomp_model *m)
 void cmd_decompose(int argc, char **argv)
 {
 	const char *keys = NULL, *figure = "cost_cpu_us", *levels = NULL, *file[1] = { NULL };
-	int nfile = 0, table = 0, model = 0;
+	int nfile = 0, table = 0, model = 0, parts = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--model") == 0) {
@@ -330,6 +369,10 @@ void cmd_decompose(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--table") == 0) {
 			table = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--parts") == 0) {
+			parts = 1;
 			continue;
 		}
 		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
@@ -357,8 +400,14 @@ void cmd_decompose(int argc, char **argv)
 	figure = figure_named(figure);
 	load_summary(file[0], keys, figure, &s);
 	size_t n = levels ? decompose(&rows, &s, &ll, &m) : decompose_model(&rows, &s, &m);
-	if (table) {
+	if (table || parts)
 		load_trace_parts(&tp, file[0], keys);
+	if (parts && !tp.have)
+		die(EXIT_USAGE, "decompose --parts: %s has no --trace parts (runs.csv's trace_ columns: "
+		    "a sweep run with -- --trace)", file[0]);
+	if (parts) {
+		print_parts_csv(stdout, &tp, rows, n);
+	} else if (table) {
 		print_layers_table(stdout, figure, rows, n, &tp);
 	} else {
 		print_layers(stdout, figure, rows, n);

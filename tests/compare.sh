@@ -165,6 +165,17 @@ decompose() {
 		ok "--table: a block per client count, each layer with its interval, clear of 0" || not_ok "--table: $(cat "$d")"
 	grep -A1 '^  unix − pipe: different paths, not a layer$' "$d" | grep -Eq '^      unix 8\.000, pipe 5\.000; difference +3\.000 ± 2\.267' &&
 		ok "--table: different paths side by side, their difference" || not_ok "--table paths: $(cat "$d")"
+	# different paths part by part, from traced runs (tests/data/paths-trace.csv)
+	local P="$SRCDIR/tests/data/paths-trace.csv"
+	expect_exit 0 "decompose --table of traced runs" "$STATS" decompose --table "$P"
+	grep -A6 '^  tcp − unix: different paths, not a layer' "$d" | grep -Eq '^        clients softirq +6\.000 +0\.000$' &&
+		grep -A6 '^  tcp − unix: different paths' "$d" | grep -Eq '^        clients wakeups +1\.000 +2\.000$' &&
+		ok "--table: the parts of tcp and unix side by side" || not_ok "--table parts: $(cat "$d")"
+	expect_exit 0 "decompose --parts" "$STATS" decompose --parts "$P"
+	[ "$("$STATS" select --where layer=tcp-unix --where part=softirq --columns minuend_mean,subtrahend_mean --tsv "$d")" = $'6\t0' ] &&
+		[ "$("$STATS" select --where layer=unix-pipe --columns part --tsv "$d" | paste -sd,)" = "user,read/write,wakeups" ] &&
+		ok "--parts: a line a part of each different-paths pair, parts neither has left out" || not_ok "--parts: $(cat "$d")"
+	expect_exit 2 "decompose --parts without --trace's columns" "$STATS" decompose --parts "$L"
 	# the model tbench-plot reads: the stack, the layers beside it, the paths
 	expect_exit 0 "decompose --model" "$STATS" decompose --model
 	[ "$(awk -F'\t' '$1 == "stack" { print $3 }' "$d" | paste -sd,)" = nop,tcp:off,tcp:on ] &&
