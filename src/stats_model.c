@@ -175,14 +175,11 @@ static bool listed(const struct backend *const *chain, size_t n, const struct ba
 static void add_paths_step(struct decomp_model *m, const struct backend *b)
 {
 	const struct backend *other = named(m->backends, b->path.differs_from);
-	char name[128], label[512], note[256];
-	char *lower = level_of(other, "on"), *upper = level_of(b, "on");
-	const char *replies = model_replies_note(m, lower, upper, note, sizeof(note));
+	char name[128], label[512];
 
 	snprintf(name, sizeof(name), "%s-%s", b->name, other->name);
-	snprintf(label, sizeof(label), "%s − %s: different paths, not a layer%s%s", b->name,
-		 other->name, replies ? "; " : "", replies ? replies : "");
-	add_step(m, STEP_PATHS, lower, upper, name, label);
+	model_paths_label(m, other->name, b->name, label, sizeof(label));
+	add_step(m, STEP_PATHS, level_of(other, "on"), level_of(b, "on"), name, label);
 }
 
 int model_build(struct decomp_model *m, const struct backend *const *backends,
@@ -278,14 +275,14 @@ enum path_relation model_relation(const struct decomp_model *m, const char *lowe
 	return contains(m, a, b) || contains(m, b, a) ? REL_LAYER : REL_PATHS;
 }
 
-const char *model_replies_note(const struct decomp_model *m, const char *lower,
-			       const char *upper, char *buf, size_t size)
+void model_paths_label(const struct decomp_model *m, const char *lower, const char *upper,
+		       char *buf, size_t size)
 {
 	const struct backend *a = backend_of(m, lower), *b = backend_of(m, upper);
-	if (!a || !b || a->path.drops_replies == b->path.drops_replies)
-		return NULL;
+	int n = snprintf(buf, size, "%s − %s: different paths, not a layer", upper, lower);
+	if (!a || !b || a->path.drops_replies == b->path.drops_replies || n < 0 || (size_t)n >= size)
+		return;
 	const struct backend *drops = a->path.drops_replies ? a : b, *copies = drops == a ? b : a;
-	snprintf(buf, size, "%s's reply bodies stay in the kernel (unless --copy-replies), %s's "
-		 "are copied", drops->name, copies->name);
-	return buf;
+	snprintf(buf + n, size - (size_t)n, "; %s's reply bodies stay in the kernel (unless "
+		 "--copy-replies), %s's are copied", drops->name, copies->name);
 }

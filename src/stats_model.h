@@ -60,9 +60,10 @@ const struct model_step *model_step_of(const struct decomp_model *m, const char 
  * different paths: nothing says one contains the other. */
 enum path_relation model_relation(const struct decomp_model *m, const char *lower,
 				  const char *upper);
-/* For two levels of different paths of which one side's reply bodies
- * reach user space and the other's do not: a note saying so, else NULL. */
-const char *model_replies_note(const struct decomp_model *m, const char *lower,
-			       const char *upper, char *buf, size_t size);
+/* The label of upper minus lower, two levels (or backends) of different
+ * paths: "unix − pipe: different paths, not a layer", and where one side's
+ * reply bodies reach user space and the other's do not, a note saying so. */
+void model_paths_label(const struct decomp_model *m, const char *lower, const char *upper,
+		       char *buf, size_t size);
 
 #endif

@@ -442,14 +442,13 @@ static void name_layer(struct layer_row *r, const struct decomp_model *m)
 		r->label = xstrdup(step->label);
 		return;
 	}
-	char name[256], label[512], note[256];
-	const char *replies = r->relation == REL_PATHS ?
-		model_replies_note(m, r->subtrahend, r->minuend, note, sizeof(note)) : NULL;
+	char name[256], label[512];
 	const char *sep = *r->subtrahend ? "-" : "";
 	snprintf(name, sizeof(name), "%s%s%s", r->minuend, sep, r->subtrahend);
-	snprintf(label, sizeof(label), "%s%s%s%s%s%s", r->minuend, *sep ? " − " : "", r->subtrahend,
-		 r->relation == REL_PATHS ? ": different paths, not a layer" : "",
-		 replies ? "; " : "", replies ? replies : "");
+	if (r->relation == REL_PATHS)
+		model_paths_label(m, r->subtrahend, r->minuend, label, sizeof(label));
+	else
+		snprintf(label, sizeof(label), "%s%s%s", r->minuend, *sep ? " − " : "", r->subtrahend);
 	r->name = xstrdup(name);
 	r->label = xstrdup(label);
 }
