@@ -98,6 +98,9 @@ const struct backend backend_mptcp = {
 		   ", or to its own MPTCP server on 127.0.0.1",
 	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
 		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_MULTIPATH,
+	/* MPTCP over its TCP subflow: every step of tcp's and its own */
+	.path = { .extends = "tcp", .layer = "mptcp", .adds = "MPTCP over its TCP subflow",
+		  .drops_replies = true },
 	.check = mptcp_check,
 	.start = mptcp_start,
 	.open = mptcp_open,

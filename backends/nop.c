@@ -46,6 +46,7 @@ const struct backend backend_nop = {
 	.name = "nop",
 	.summary = "memcpy() of each request and reply, no transport: the harness's ceiling",
 	.flags = BACKEND_SWEPT,
+	.path = { .layer = "harness", .adds = "harness" },
 	.open = nop_open,
 	.exchange = nop_exchange,
 	.close = nop_close,

@@ -440,6 +440,10 @@ const struct backend backend_shm = {
 	.name = "shm",
 	.summary = "a shared-memory ring per client to its own server, futex wake-ups: "
 		   "the floor under pipe",
+	/* nop's steps and the rings' futex wake-ups; no kernel data path, so
+	 * not a part of pipe's */
+	.path = { .extends = "nop", .layer = "shm", .adds = "futex wake-ups and moving bytes, no kernel data path",
+		  .differs_from = "pipe" },
 	.check = shm_check,
 	.open = shm_connect,
 	.exchange = shm_exchange,

@@ -3,8 +3,9 @@
  * echo loop. What it measures is the kernel's unix-socket stream path and
  * the wake-ups of a request/response exchange: socket buffers, skb
  * allocation and one copy each way, but no TCP/IP, no loopback device and
- * no offloads. Set against `tcp` it isolates the cost of the IP stack;
- * against `pipe` the cost of sockets over pipes. */
+ * no offloads. Its kernel path is unix's: set beside unix, what differs
+ * is a server per client and no listener; beside tcp or pipe it is a
+ * different path, not a layer (docs/method.md). */
 #include "config.h"
 
 #include <stdio.h>
@@ -102,6 +103,9 @@ static void sp_socket_info(void *conn, struct socket_readback *out)
 const struct backend backend_socketpair = {
 	.name = "socketpair",
 	.summary = "an AF_UNIX socketpair per client to its own server thread/process",
+	/* unix's kernel path with pipe's server per client, no listener */
+	.path = { .extends = "nop", .layer = "socketpair", .adds = "unix socket stream, a server per client",
+		  .differs_from = "unix" },
 	.open = sp_open,
 	.exchange = sp_exchange,
 	.close = sp_close,

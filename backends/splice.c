@@ -421,6 +421,9 @@ const struct backend backend_splice = {
 	.name = "splice",
 	.summary = "loopback TCP per client, bodies moved with splice/vmsplice: no user-space copies",
 	.flags = BACKEND_TCP | BACKEND_OFFLOADS | BACKEND_SWEPT,
+	/* TCP without tcp's user-space copies: other steps, not fewer of tcp's */
+	.path = { .extends = "nop", .layer = "splice", .adds = "TCP/IP with splice(), no user-space copy",
+		  .differs_from = "tcp", .drops_replies = true },
 	.open = splice_open,
 	.exchange = splice_exchange,
 	.close = splice_close,

@@ -336,6 +336,9 @@ const struct backend backend_tcp_zc = {
 	.summary = "tcp with MSG_ZEROCOPY sends of large requests: tcp minus the send copy",
 	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
 		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER,
+	/* tcp's path with pinning and completions in place of the send copy */
+	.path = { .extends = "nop", .layer = "tcp_zc", .adds = "TCP/IP with MSG_ZEROCOPY sends",
+		  .differs_from = "tcp", .drops_replies = true },
 	.check = zc_check,
 	.start = zc_start,
 	.open = zc_open,

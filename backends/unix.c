@@ -1,8 +1,9 @@
 /* unix: one AF_UNIX stream connection per client to a server speaking the
  * tbench wire protocol. It measures the same request/response pattern as
- * tcp without the TCP/IP stack: the difference of the two is the cost of
- * TCP and the loopback device (with tcp's --copy-replies: AF_UNIX streams
- * ignore MSG_TRUNC, so reply bodies are always copied here).
+ * tcp by the socket layer's unix path instead of TCP/IP: a different path,
+ * set beside tcp's, not a layer under it (docs/method.md). AF_UNIX streams
+ * ignore MSG_TRUNC, so reply bodies are always copied here: compare with
+ * tcp's --copy-replies.
  *
  * By default the backend starts its own server (src/server.c) on a socket
  * in a private directory made with mkdtemp() under $TMPDIR (or /tmp), and
@@ -187,6 +188,9 @@ const struct backend backend_unix = {
 	.name = "unix",
 	.summary = "AF_UNIX stream to its own server (or tbench_srv --unix PATH): no TCP/IP",
 	.flags = BACKEND_RECONNECTS | BACKEND_OWN_SERVER | BACKEND_SWEPT,
+	/* the socket layer's own copy and wake-up, not pipe's: beside pipe */
+	.path = { .extends = "nop", .layer = "unix_socket", .adds = "unix socket stream: copy + wake-up",
+		  .differs_from = "pipe" },
 	.check = unix_check,
 	.start = unix_start,
 	.open = unix_open,

@@ -889,6 +889,9 @@ const struct backend backend_uring = {
 		   "or to io_uring servers of its own",
 	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
 		 BACKEND_SOCKOPTS,
+	/* io_uring's submissions in place of tcp's system calls: beside tcp */
+	.path = { .extends = "nop", .layer = "uring", .adds = "TCP/IP through io_uring",
+		  .differs_from = "tcp", .drops_replies = true },
 	.check = uring_check,
 	.start = uring_start,
 	.open = uring_open,

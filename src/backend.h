@@ -77,10 +77,30 @@ enum backend_flags {
 	BACKEND_SWEPT = 1 << 9,          /* in tbench-sweep's default set of backends */
 };
 
+/* Where a backend's path sits among the others', for the decomposition
+ * (src/stats_model.c derives the stack from these; docs/method.md). A
+ * difference of two backends is a layer only where one's path contains
+ * the other's: every step of the lesser is a step of the greater. */
+struct backend_path {
+	/* The backend whose whole path this one's contains; NULL: none. A
+	 * backend with adds and no extends is a root (the harness). */
+	const char *extends;
+	const char *layer;               /* what it adds, as a short name: "copy_wakeup" */
+	const char *adds;                /* what it adds, for a reader: "copy + wake-up" */
+	/* The backend that does the same exchange by a different kernel path,
+	 * set beside it: their difference is not a layer. */
+	const char *differs_from;
+	/* Its reply bodies do not reach user space (tcp's MSG_TRUNC, unless
+	 * --copy-replies): set beside a backend that copies them, the
+	 * difference counts that copy too. */
+	bool drops_replies;
+};
+
 struct backend {
 	const char *name;
 	const char *summary;             /* one line for `tbench -b help` */
 	unsigned flags;
+	struct backend_path path;        /* optional: outside the decomposition's model without */
 	/* Optional: once per run before any client, e.g. to start a shared server. */
 	int (*start)(const struct backend_config *cfg, void **run, struct errbuf *err);
 	/* One client's connection (and its private server, if it brings one).

@@ -291,6 +291,17 @@ size_t row_trace_parts(struct row_part *out, size_t max)
 	return n;
 }
 
+/* The figures without a part: each side's counts (wake-ups), by their keys. */
+size_t row_trace_counts(struct row_part *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(trace_figures) / sizeof(trace_figures[0]); i++)
+		if (!trace_figures[i].label && n < max)
+			out[n++] = (struct row_part){ trace_figures[i].side, trace_figures[i].column,
+						      trace_figures[i].key };
+	return n;
+}
+
 /* ---- where values come from ---------------------------------------------------- */
 
 static const char *set_value(const struct row_input *in, const char *name)

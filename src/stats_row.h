@@ -60,6 +60,9 @@ struct row_part {
  * (user, each group of system calls, softirq, run-queue wait, blocked),
  * at most max into out; how many were written. */
 size_t row_trace_parts(struct row_part *out, size_t max);
+/* The figures of each side that are counts per operation, not parts of its
+ * time (wake-ups, those across CPUs), labelled by their keys. */
+size_t row_trace_counts(struct row_part *out, size_t max);
 
 /* 1 when a runs.csv "disturbed" cell says the run was disturbed: not
  * empty (not known) and not "no". */

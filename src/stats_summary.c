@@ -383,40 +383,6 @@ size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *ba
 
 /* ---- decomposition ---------------------------------------------------------------- */
 
-/* The decomposition's model: the stack of the default levels, each step
- * named, and the siblings drawn beside it (tbench-plot reads both through
- * tbench-stats decompose --model). */
-const struct layer_step stack_steps[] = {
-	{ "", "nop", "harness", "harness (nop)" },
-	{ "nop", "pipe", "copy_wakeup", "copy + wake-up (pipe − nop)" },
-	{ "pipe", "unix", "socket", "socket layer (unix − pipe)" },
-	{ "unix", "tcp:off", "tcpip", "TCP/IP (tcp, TSO/GSO off − unix)" },
-	{ "tcp:off", "tcp:on", "offload", "TSO/GSO on − off (tcp)" },
-};
-const size_t n_stack_steps = sizeof(stack_steps) / sizeof(stack_steps[0]);
-
-/* Each newer backend against its nearest sibling. */
-const struct layer_step sibling_steps[] = {
-	{ "nop", "shm", "shm-nop", "shm − nop: futex wake-ups and moving bytes, no kernel data path" },
-	{ "shm", "pipe", "pipe-shm", "pipe − shm: the kernel's pipe path" },
-	{ "tcp", "uring", "uring-tcp", "uring − tcp: io_uring's submissions instead of tcp's system calls" },
-	{ "tcp", "tcp-zc", "tcp-zc-tcp", "tcp-zc − tcp: MSG_ZEROCOPY sends instead of the send copy" },
-	{ "tcp", "mptcp", "mptcp-tcp", "mptcp − tcp: MPTCP's layer over its TCP subflow" },
-};
-const size_t n_sibling_steps = sizeof(sibling_steps) / sizeof(sibling_steps[0]);
-
-char *stack_levels(void)
-{
-	size_t len = 1;
-	for (size_t i = 0; i < n_stack_steps; i++)
-		len += strlen(stack_steps[i].to) + 1;
-	char *levels = xrealloc(NULL, len), *end = levels;
-	*levels = '\0';
-	for (size_t i = 0; i < n_stack_steps; i++)
-		end += sprintf(end, "%s%s", i ? "," : "", stack_steps[i].to);
-	return levels;
-}
-
 /* The index of the key called by the len characters of name, or keys.n. */
 static size_t key_named(const struct summary *s, const char *name, size_t len)
 {
@@ -465,19 +431,26 @@ static const struct point *level_point(const struct summary *s, const char *leve
 	return NULL;
 }
 
-static void name_layer(struct layer_row *r)
+/* The layer's name and label: the model's where the step is one of its
+ * own, else made of the levels and what their difference is. */
+static void name_layer(struct layer_row *r, const struct decomp_model *m)
 {
-	for (size_t i = 0; i < n_stack_steps; i++)
-		if (strcmp(stack_steps[i].from, r->subtrahend) == 0 && strcmp(stack_steps[i].to, r->minuend) == 0) {
-			r->name = xstrdup(stack_steps[i].name);
-			r->label = xstrdup(stack_steps[i].label);
-			return;
-		}
-	size_t len = strlen(r->minuend) + strlen(r->subtrahend) + 8;
-	r->name = xrealloc(NULL, len);
-	r->label = xrealloc(NULL, len);
-	snprintf(r->name, len, "%s%s%s", r->minuend, *r->subtrahend ? "-" : "", r->subtrahend);
-	snprintf(r->label, len, "%s%s%s", r->minuend, *r->subtrahend ? " − " : "", r->subtrahend);
+	const struct model_step *step = model_step_of(m, r->subtrahend, r->minuend);
+	r->relation = model_relation(m, r->subtrahend, r->minuend);
+	if (step) {
+		r->name = xstrdup(step->name);
+		r->label = xstrdup(step->label);
+		return;
+	}
+	char name[256], label[512];
+	const char *sep = *r->subtrahend ? "-" : "";
+	snprintf(name, sizeof(name), "%s%s%s", r->minuend, sep, r->subtrahend);
+	if (r->relation == REL_PATHS)
+		model_paths_label(m, r->subtrahend, r->minuend, label, sizeof(label));
+	else
+		snprintf(label, sizeof(label), "%s%s%s", r->minuend, *sep ? " − " : "", r->subtrahend);
+	r->name = xstrdup(name);
+	r->label = xstrdup(label);
 }
 
 /* The difference of two points' means with its interval: paired by rep
@@ -507,38 +480,102 @@ static void layer_stats(struct layer_row *r)
 	r->df = r->d.df;
 }
 
-size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels)
+/* A new row of *rows, zeroed. */
+static struct layer_row *new_row(struct layer_row **rows, size_t *n, size_t *cap)
 {
-	size_t n = 0, cap = s->npoints * (levels->n ? levels->n : 1) + 1;
-	*rows = xrealloc(NULL, cap * sizeof(**rows));
-	if (s->keys.n < 2)
-		return 0;
-	for (size_t i = 0; i < s->npoints; i++) {
-		const char *clients = s->p[i].key[1];
-		size_t seen = 0;
-		while (seen < i && strcmp(s->p[seen].key[1], clients) != 0)
-			seen++;
-		if (seen < i)
-			continue;       /* this client count is done */
-		const struct point *prev = NULL;
-		const char *prev_level = "";
-		for (size_t l = 0; l < levels->n; l++) {
-			const struct point *p = level_point(s, levels->v[l], clients);
-			if (!p)
-				continue;
-			struct layer_row *r = &(*rows)[n++];
-			memset(r, 0, sizeof(*r));
-			r->clients = clients;
-			r->minuend = levels->v[l];
-			r->subtrahend = prev_level;
-			r->a = p;
-			r->b = prev;
-			name_layer(r);
-			layer_stats(r);
-			prev = p;
-			prev_level = levels->v[l];
-		}
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*rows = xrealloc(*rows, *cap * sizeof(**rows));
 	}
+	struct layer_row *r = &(*rows)[(*n)++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* The row of level upper minus level lower (lower's point b, NULL alone). */
+static void add_layer(struct layer_row *r, const char *clients, const char *upper,
+		      const struct point *a, const char *lower, const struct point *b,
+		      const struct decomp_model *m)
+{
+	r->clients = clients;
+	r->minuend = upper;
+	r->subtrahend = lower;
+	r->a = a;
+	r->b = b;
+	name_layer(r, m);
+	layer_stats(r);
+}
+
+/* The levels present at a client count, each minus the one present below it. */
+static void chain_at(struct layer_row **rows, size_t *n, size_t *cap, const struct summary *s,
+		     const char *clients, char *const *levels, size_t nlevels,
+		     const struct decomp_model *m)
+{
+	const struct point *prev = NULL;
+	const char *prev_level = "";
+	for (size_t l = 0; l < nlevels; l++) {
+		const struct point *p = level_point(s, levels[l], clients);
+		if (!p)
+			continue;
+		add_layer(new_row(rows, n, cap), clients, levels[l], p, prev_level, prev, m);
+		prev = p;
+		prev_level = levels[l];
+	}
+}
+
+/* Whether point i is the first of its client count. */
+static int first_of_count(const struct summary *s, size_t i)
+{
+	size_t seen = 0;
+	while (seen < i && strcmp(s->p[seen].key[1], s->p[i].key[1]) != 0)
+		seen++;
+	return seen == i;
+}
+
+size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels,
+		 const struct decomp_model *m)
+{
+	size_t n = 0, cap = 0;
+	*rows = NULL;
+	for (size_t i = 0; s->keys.n >= 2 && i < s->npoints; i++)
+		if (first_of_count(s, i))
+			chain_at(rows, &n, &cap, s, s->p[i].key[1], levels->v, levels->n, m);
+	return n;
+}
+
+/* Each step of the model off the stack whose two levels are at the count. */
+static void pairs_at(struct layer_row **rows, size_t *n, size_t *cap, const struct summary *s,
+		     const char *clients, const struct decomp_model *m)
+{
+	for (size_t k = 0; k < m->n; k++) {
+		const struct model_step *st = &m->step[k];
+		if (st->kind == STEP_STACK)
+			continue;
+		const struct point *a = level_point(s, st->upper, clients);
+		const struct point *b = level_point(s, st->lower, clients);
+		if (a && b)
+			add_layer(new_row(rows, n, cap), clients, st->upper, a, st->lower, b, m);
+	}
+}
+
+size_t decompose_model(struct layer_row **rows, const struct summary *s,
+		       const struct decomp_model *m)
+{
+	/* the stack's levels as the model holds them: the rows point at them */
+	char **stack = xrealloc(NULL, (m->n ? m->n : 1) * sizeof(char *));
+	size_t nstack = 0, n = 0, cap = 0;
+	while (nstack < m->n && m->step[nstack].kind == STEP_STACK) {
+		stack[nstack] = m->step[nstack].upper;
+		nstack++;
+	}
+	*rows = NULL;
+	for (size_t i = 0; s->keys.n >= 2 && i < s->npoints; i++) {
+		if (!first_of_count(s, i))
+			continue;
+		chain_at(rows, &n, &cap, s, s->p[i].key[1], stack, nstack, m);
+		pairs_at(rows, &n, &cap, s, s->p[i].key[1], m);
+	}
+	free(stack);
 	return n;
 }
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "stats.h"
+#include "stats_model.h"
 #include "table.h"
 #include "util.h"
 
@@ -125,24 +126,13 @@ struct cost_row {
  * in *rows (free it); points without a baseline are left out. */
 size_t cost_rows(struct cost_row **rows, const struct summary *s, const char *baseline);
 
-/* A step of the decomposition: level to minus level from ("" below the
- * first), its name and label. stack_steps: the default levels, in order;
- * sibling_steps: each newer backend against its nearest sibling. */
-struct layer_step {
-	const char *from, *to, *name, *label;
-};
-extern const struct layer_step stack_steps[], sibling_steps[];
-extern const size_t n_stack_steps, n_sibling_steps;
-
-/* The levels of the stack, "nop,pipe,...", allocated. */
-char *stack_levels(void);
-
 /* One layer of an operation's cost at one client count: the mean of a
  * level (a point "backend[:setting]") minus the mean of the level below. */
 struct layer_row {
 	const char *clients;            /* the client count, as the key holds it */
 	const char *minuend, *subtrahend; /* levels; subtrahend "" for the first */
-	char *name, *label;             /* "socket", "socket layer (unix − pipe)" */
+	char *name, *label;             /* "copy_wakeup", "copy + wake-up (pipe − nop)" */
+	enum path_relation relation;    /* a layer, or different paths (stats_model.h) */
 	const struct point *a, *b;      /* their points; b NULL for the first */
 	double mean;                    /* mean(a) - mean(b) */
 	struct diff_est d;              /* its interval: paired by rep where the runs
@@ -154,15 +144,22 @@ struct layer_row {
 };
 
 /* The decomposition of the first metric of s (keys backend, clients, then
- * any) along levels (e.g. nop, pipe, unix, tcp:off, tcp:on; a setting is an
- * offload or NAME=VALUE keys joined by ':', tcp:mtu=1500:offload=off), per client
+ * any) along levels (e.g. nop,tcp:off,tcp:on; a setting is an offload or
+ * NAME=VALUE keys joined by ':', tcp:mtu=1500:offload=off), per client
  * count in the order of s: each level present at that count minus the one
  * present below it; the first alone, with its own Student-t interval.
  * Levels missing at a count are skipped, so a layer may span two steps.
- * Steps of the default levels are named (harness, copy_wakeup, socket,
- * tcpip, offload). Returns the number of rows in *rows (free with
- * layer_rows_free). */
-size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels);
+ * Each row is named by m's step where it is one, and says whether it is a
+ * layer or a difference of different paths (model_relation); it points at
+ * levels' strings. Returns the
+ * number of rows in *rows (free with layer_rows_free). */
+size_t decompose(struct layer_row **rows, const struct summary *s, const struct strlist *levels,
+		 const struct decomp_model *m);
+/* The whole model at each client count: the stack as decompose() takes it,
+ * then every other step of m whose two levels the count has. The rows
+ * point at m's levels: free them before m. */
+size_t decompose_model(struct layer_row **rows, const struct summary *s,
+		       const struct decomp_model *m);
 void layer_rows_free(struct layer_row *rows, size_t n);
 
 /* --equivalent MARGIN: "3%" (percent of the reference mean: A's in a

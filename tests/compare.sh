@@ -123,34 +123,67 @@ cost() {
 	[ -z "$(field "$c" tcp,4,on cost_us)" ] && ok "no nop at 4 clients: no tcp cost" || not_ok "tcp 4 has no baseline"
 }
 
-# The layers of tests/data/layers.csv, worked out in its comments.
+# The layers of tests/data/layers.csv, worked out in its comments, along
+# the model the backends built in declare (backends/*.c, .path).
+# A cell of decompose's CSV (labels have commas: read by tbench-stats select).
+dfield() { # CSV CLIENTS LAYER COLUMN
+	"$STATS" select --where clients="$2" --where layer="$3" --columns "$4" --tsv "$1" | head -n 1
+}
+
 decompose() {
-	local L="$SRCDIR/tests/data/layers.csv" d="$TL_TMP/out"
+	local L="$SRCDIR/tests/data/layers.csv" d="$TL_TMP/out" old=nop,pipe,unix,tcp:off,tcp:on
 	expect_exit 0 "decompose" "$STATS" decompose "$L"
-	check "decompose header" grep -q '^figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,bottom,top,method,pairs$' "$d"
-	[ "$(tail -n +2 "$d" | cut -d, -f2,3 | paste -sd' ')" = "1,harness 1,copy_wakeup 1,socket 1,tcpip 1,offload 2,harness 2,copy_wakeup 2,tcp:off-pipe" ] &&
-		ok "layers in order, a missing level skipped" || not_ok "layers: $(cut -d, -f2,3 "$d" | paste -sd' ')"
+	check "decompose header" grep -q '^figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,bottom,top,method,pairs,kind$' "$d"
 	# field matches the first fields: figure,clients,layer
-	check_near "socket layer" "$(field "$d" cost_cpu_us,1,socket mean)" 3 1e-9
-	check_near "socket interval (2.776 sqrt(2/3))" "$(field "$d" cost_cpu_us,1,socket ci95)" 2.2669 1e-3
-	check_near "offload df" "$(field "$d" cost_cpu_us,1,offload df)" 2.94118 1e-4
-	check_near "offload top" "$(field "$d" cost_cpu_us,1,offload top)" 13 0
-	[ "$(field "$d" cost_cpu_us,2,copy_wakeup ci95)" = "" ] && ok "one nop run: no interval" || not_ok "one nop run: no interval"
-	expect_exit 0 "decompose --figure wall_us_per_op" "$STATS" decompose --figure wall_us_per_op "$L"
-	check_near "wall: socket layer doubled" "$(field "$d" wall_us_per_op,1,socket mean)" 6 1e-9
+	[ "$(dfield "$d" 1 tcp-unix kind)" = different-paths ] &&
+		[ "$(dfield "$d" 1 unix-pipe kind)" = different-paths ] &&
+		ok "tcp − unix and unix − pipe: different paths, not layers" || not_ok "paths: $(cat "$d")"
+	[ "$(dfield "$d" 1 copy_wakeup kind)" = layer ] && [ "$(dfield "$d" 1 offload kind)" = layer ] &&
+		ok "pipe − nop and the offloads: layers" || not_ok "layers: $(cat "$d")"
+	! "$STATS" select --where kind=layer --columns minuend,subtrahend --tsv "$d" | grep -Eq $'^(tcp[^\t]*\tunix|unix\tpipe)$' &&
+		ok "no layer of unix over pipe or tcp over unix" || not_ok "a path-crossing layer: $(cat "$d")"
+	check_near "unix − pipe: the difference" "$(dfield "$d" 1 unix-pipe mean)" 3 1e-9
+	check_near "unix − pipe: its interval (2.776 sqrt(2/3))" "$(dfield "$d" 1 unix-pipe ci95)" 2.2669 1e-3
+	check_near "tcp over nop on the stack" "$(dfield "$d" 1 tcpip mean)" 10 1e-9
+	check_near "offload df" "$(dfield "$d" 1 offload df)" 2.94118 1e-4
+	check_near "offload top" "$(dfield "$d" 1 offload top)" 13 0
+	[ "$(dfield "$d" 2 copy_wakeup ci95)" = "" ] && ok "one nop run: no interval" || not_ok "one nop run: no interval"
+	expect_exit 0 "decompose --levels (the old stack)" "$STATS" decompose --levels "$old" "$L"
+	[ "$(tail -n +2 "$d" | cut -d, -f2,3 | paste -sd' ')" = "1,harness 1,copy_wakeup 1,unix-pipe 1,tcp:off-unix 1,offload 2,harness 2,copy_wakeup 2,tcp:off-pipe" ] &&
+		ok "levels in order, a missing level skipped" || not_ok "layers: $(cut -d, -f2,3 "$d" | paste -sd' ')"
+	[ "$(tail -n +2 "$d" | awk -F, '{ print $NF }' | paste -sd' ')" = "layer layer different-paths different-paths layer layer layer different-paths" ] &&
+		ok "each step says whether it is a layer" || not_ok "kinds: $(cat "$d")"
+	expect_exit 0 "decompose --figure wall_us_per_op" "$STATS" decompose --figure wall_us_per_op --levels "$old" "$L"
+	check_near "wall: unix − pipe doubled" "$(dfield "$d" 1 unix-pipe mean)" 6 1e-9
 	expect_exit 0 "decompose --levels nop,tcp:on" "$STATS" decompose --levels nop,tcp:on "$L"
-	check_near "nop to tcp on in one step" "$(field "$d" cost_cpu_us,1,tcp:on-nop mean)" 12 1e-9
+	check_near "nop to tcp on in one step" "$(dfield "$d" 1 tcp:on-nop mean)" 12 1e-9
 	expect_exit 2 "decompose: no such figure" "$STATS" decompose --figure nosuch "$L"
 	expect_exit 2 "decompose: bad keys" "$STATS" decompose --keys backend "$L"
 	expect_exit 2 "decompose: no levels" "$STATS" decompose --levels , "$L"
 	expect_exit 0 "decompose --table" "$STATS" decompose --table "$L"
-	grep -Eq '^  socket layer \(unix − pipe\) +3\.000 ± 2\.267 +unpaired +clear of 0$' "$d" && grep -q '^1 clients$' "$d" &&
+	grep -Eq '^  copy \+ wake-up \(pipe − nop\) +4\.000 ± 2\.484 +unpaired +clear of 0$' "$d" && grep -q '^1 clients$' "$d" &&
 		ok "--table: a block per client count, each layer with its interval, clear of 0" || not_ok "--table: $(cat "$d")"
-	# the model tbench-plot reads: the default levels' steps, then the siblings
+	grep -A1 '^  unix − pipe: different paths, not a layer$' "$d" | grep -Eq '^      unix 8\.000, pipe 5\.000; difference +3\.000 ± 2\.267' &&
+		ok "--table: different paths side by side, their difference" || not_ok "--table paths: $(cat "$d")"
+	# different paths part by part, from traced runs (tests/data/paths-trace.csv)
+	local P="$SRCDIR/tests/data/paths-trace.csv"
+	expect_exit 0 "decompose --table of traced runs" "$STATS" decompose --table "$P"
+	grep -A6 '^  tcp − unix: different paths, not a layer' "$d" | grep -Eq '^        clients softirq +6\.000 +0\.000$' &&
+		grep -A6 '^  tcp − unix: different paths' "$d" | grep -Eq '^        clients wakeups +1\.000 +2\.000$' &&
+		ok "--table: the parts of tcp and unix side by side" || not_ok "--table parts: $(cat "$d")"
+	expect_exit 0 "decompose --parts" "$STATS" decompose --parts "$P"
+	[ "$("$STATS" select --where layer=tcp-unix --where part=softirq --columns minuend_mean,subtrahend_mean --tsv "$d")" = $'6\t0' ] &&
+		[ "$("$STATS" select --where layer=unix-pipe --columns part --tsv "$d" | paste -sd,)" = "user,read/write,wakeups" ] &&
+		ok "--parts: a line a part of each different-paths pair, parts neither has left out" || not_ok "--parts: $(cat "$d")"
+	expect_exit 2 "decompose --parts without --trace's columns" "$STATS" decompose --parts "$L"
+	# the model tbench-plot reads: the stack, the layers beside it, the paths
 	expect_exit 0 "decompose --model" "$STATS" decompose --model
-	[ "$(awk -F'\t' '$1 == "stack" { print $4 }' "$d" | paste -sd,)" = harness,copy_wakeup,socket,tcpip,offload ] &&
-		[ "$(awk -F'\t' '$1 == "stack" { print $3 }' "$d" | paste -sd,)" = nop,pipe,unix,tcp:off,tcp:on ] &&
-		ok "--model: the stack, its levels the default ones" || not_ok "--model stack: $(cat "$d")"
+	[ "$(awk -F'\t' '$1 == "stack" { print $3 }' "$d" | paste -sd,)" = nop,tcp:off,tcp:on ] &&
+		[ "$(awk -F'\t' '$1 == "stack" { print $4 }' "$d" | paste -sd,)" = harness,tcpip,offload ] &&
+		ok "--model: the stack, nested levels only" || not_ok "--model stack: $(cat "$d")"
+	grep -q $'^sibling\tnop\tpipe\tcopy_wakeup\t' "$d" && grep -q $'^paths\tpipe\tunix\tunix-pipe\t' "$d" &&
+		grep -q $'^paths\tunix\ttcp:on\ttcp-unix\t' "$d" && ! grep -q $'^sibling\tpipe\tunix\t' "$d" &&
+		ok "--model: pipe a layer over nop, unix beside pipe, tcp beside unix" || not_ok "--model steps: $(cat "$d")"
 	awk -F'\t' 'NR == 1 { bad = $0 != "kind\tlower\tupper\tname\tlabel" } NR > 1 && (NF != 5 || $3 == "" || $5 == "") { bad = 1 }
 		$1 == "sibling" { sib++ } END { exit bad || !sib }' "$d" &&
 		ok "--model: a header, five fields a line, siblings" || not_ok "--model lines: $(cat "$d")"
@@ -189,9 +222,9 @@ equivalence() {
 	local L="$SRCDIR/tests/data/layers.csv"
 	expect_exit 0 "decompose --equivalent 20%" "$STATS" decompose --equivalent 20% "$L"
 	[ "$(field "$o" cost_cpu_us,1,offload equivalence)" = "cannot tell" ] &&
-		[ "$(field "$o" cost_cpu_us,1,socket equivalence)" = different ] &&
+		[ "$(field "$o" cost_cpu_us,1,copy_wakeup equivalence)" = different ] &&
 		[ "$(field "$o" cost_cpu_us,1,harness equivalence)" = n/a ] &&
-		ok "layers: offload cannot tell, socket different, the first n/a" || not_ok "layers: $(cat "$o")"
+		ok "layers: offload cannot tell, copy_wakeup (pipe − nop) different, the first n/a" || not_ok "layers: $(cat "$o")"
 	expect_exit 0 "decompose --table --equivalent 20%" "$STATS" decompose --table --equivalent 20% "$L"
 	grep -Eq '^  TSO/GSO on − off \(tcp\) .* covers 0  cannot tell \(shown ±46%\)$' "$o" &&
 		ok "--table: the layer's verdict and shown margin" || not_ok "--table: $(cat "$o")"

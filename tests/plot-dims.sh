@@ -100,7 +100,9 @@ pipe placement=split"
 	first="$("$TBENCH" -b list | awk 'NR == 1 { print $1 }')"
 	grep -q "lc rgb '#1f77b4'.* title \"$first " "$TL_TMP/keep/throughput.gp" &&
 		ok "$first, first in the registry, in the first colour" || not_ok "colours: $(grep -o "lc rgb '#[0-9a-f]*'.* title \"[^\"]*" "$TL_TMP/keep/throughput.gp" | head -3)"
-	! grep -q siblings "$TL_TMP/err" && ok "no word of a siblings chart the sweep did not ask for" ||
+	# pipe - nop is a layer beside the stack (decompose --model): the sweep
+	# has both, but no cost figures to draw it from
+	grep -q 'no siblings chart: no cost figures' "$TL_TMP/err" && ok "no siblings chart, and why" ||
 		not_ok "siblings: $(grep siblings "$TL_TMP/err")"
 }
 
@@ -136,6 +138,8 @@ older() {
 
 # A sweep that left the offload alone ("-"): the decomposition has one tcp
 # level, and says which point of a level it took where mtu and placement vary.
+# The stack is the model's (tbench-stats decompose --model): nop, then tcp;
+# pipe is a layer beside it, not under tcp.
 decomposition() {
 	local dec="$TL_TMP/dec" keep="$TL_TMP/keep-dec"
 	mkdir -p "$dec"
@@ -143,8 +147,8 @@ decomposition() {
 		{ $c["cost_cpu_us"] = 2e6 / $c["ops_per_sec"]; $c["wall_us_per_op"] = $c["clients"] * 1e6 / $c["ops_per_sec"]
 		  if ($c["offload"] == "on") $c["offload"] = "-"; print }' "$sweep/runs.csv" >"$dec/runs.csv"
 	expect_exit 0 "tbench-plot of a sweep with cost figures, offload not varied" "$PLOT" --keep-data "$keep" "$dec"
-	[ -s "$dec/decomposition.png" ] && [ "$(cut -f2 "$keep/lcpu.list" | paste -sd,)" = harness,copy_wakeup,tcp-pipe ] &&
-		ok "decomposition: nop, pipe, then tcp" || not_ok "decomposition layers: $(cat "$keep/lcpu.list" 2>&1)"
+	[ -s "$dec/decomposition.png" ] && [ "$(cut -f2 "$keep/lcpu.list" | paste -sd,)" = harness,tcp-nop ] &&
+		ok "decomposition: nop, then tcp" || not_ok "decomposition layers: $(cat "$keep/lcpu.list" 2>&1)"
 	check "and says which points it took" grep -q 'Where mtu, placement vary, each level is its first point' "$keep/decomposition.gp"
 	# wall time per client only up to the CPUs (meta.json: 2): clients 1 and 2, x slots 0 and 1
 	jq -n '{ host: { name: "h", kernel: "6.18", cores_online: 2 } }' >"$dec/meta.json"
@@ -160,11 +164,12 @@ decomposition() {
 	check "no wall-time panel, and why" grep -q 'No wall-time panel: every client count swept is above the 1 CPUs' "$keep-1/decomposition.gp"
 }
 
-# The newer backends beside the stack: each against its nearest sibling
-# (shm - nop, pipe - shm, uring - tcp, tcp-zc - tcp, mptcp - tcp), from a
-# sweep where CPU us per operation is BASE + 0.1 rep (the differences exact)
-# and wall us per operation twice that per client; mptcp's offload n/a (it
-# was no --net-backends there), the others' on.
+# The layers beside the stack, as the backends' entries declare them
+# (tbench-stats decompose --model): tcp-zc, unix, pipe, shm and uring over
+# nop, mptcp over tcp; never unix - pipe or tcp - unix, different paths.
+# From a sweep where CPU us per operation is BASE + 0.1 rep (the
+# differences exact) and wall us per operation twice that per client;
+# mptcp's offload n/a (it was no --net-backends there), tcp's on.
 siblings() {
 	local sib="$TL_TMP/sib" keep="$TL_TMP/keep-sib"
 	mkdir -p "$sib"
@@ -185,11 +190,15 @@ siblings() {
 	}' | unvaried >"$sib/runs.csv"
 	expect_exit 0 "tbench-plot of a sweep with shm, uring, tcp-zc and mptcp" "$PLOT" --keep-data "$keep" "$sib"
 	[ -s "$sib/siblings.png" ] && [ -s "$sib/siblings.svg" ] && ok "siblings.png and .svg" || not_ok "no siblings chart"
-	[ "$(cut -f2 "$keep/scpu.list" | paste -sd,)" = shm-nop,pipe-shm,uring-tcp,tcp-zc-tcp,mptcp-tcp ] &&
-		ok "siblings: each new backend against its nearest" || not_ok "sibling pairs: $(cat "$keep/scpu.list" 2>&1)"
-	[ "$(titles "$keep/siblings.gp" | grep -c -e '^shm − nop: ' -e '^pipe − shm: ' -e '^uring − tcp: ' -e '^tcp-zc − tcp: ' -e '^mptcp − tcp: ')" -eq 5 ] &&
+	[ "$(cut -f2 "$keep/scpu.list" | paste -sd,)" = tcp_zc,mptcp,unix_socket,copy_wakeup,shm,uring ] &&
+		ok "siblings: each layer beside the stack" || not_ok "sibling pairs: $(cat "$keep/scpu.list" 2>&1)"
+	[ "$(titles "$keep/siblings.gp" | grep -c -e '(tcp-zc − nop)$' -e '(mptcp − tcp, TSO/GSO on)$' -e '(unix − nop)$' \
+		-e '(pipe − nop)$' -e '(shm − nop)$' -e '(uring − nop)$')" -eq 6 ] &&
 		ok "and titled so" || not_ok "siblings titles: $(titles "$keep/siblings.gp")"
-	grep -q '<text>uring − tcp: ' "$sib/siblings.svg" && ok "the SVG's key says it" || not_ok "no 'uring − tcp' in siblings.svg"
+	! titles "$keep/siblings.gp" | grep -q -e '^unix − pipe' -e '^tcp − unix' && ok "no different paths drawn as layers" ||
+		not_ok "siblings titles: $(titles "$keep/siblings.gp")"
+	grep -q '<text>MPTCP over its TCP subflow (mptcp − tcp, TSO/GSO on)' "$sib/siblings.svg" && ok "the SVG's key says it" ||
+		not_ok "no 'mptcp − tcp' in siblings.svg"
 	# at 2 clients (x slot 1): the differences of the bases, CPU and wall (x 2 x 2 clients)
 	local pair base n got
 	while read -r pair base; do
@@ -198,16 +207,17 @@ siblings() {
 		awk -v got="$got" -v w="$base" 'BEGIN { split(got, v, " "); e = 1e-6
 			exit !(v[1] - w < e && w - v[1] < e && v[2] - 4 * w < e && 4 * w - v[2] < e) }' &&
 			ok "$pair at 2 clients: CPU $base, wall 4 x $base" || not_ok "$pair at 2 clients: CPU, wall: $got"
-	done <<<"shm-nop 2.8
-pipe-shm 6
-uring-tcp 2
-tcp-zc-tcp 1
-mptcp-tcp 4"
+	done <<<"shm 2.8
+copy_wakeup 8.8
+unix_socket 14.8
+uring 19.8
+tcp_zc 18.8
+mptcp 4"
 	# the interval: the two levels ran in the same reps, so it is paired, and
-	# their difference is 2.8 in both: 0 wide (Welch's, unpaired, would be
-	# t(0.975, 2) x 0.0707 = 0.304, the reps' own spread)
-	awk '$1 == 1 { exit !($5 >= 0 && $5 < 1e-9) }' "$keep/scpu.0.dat" && ok "shm − nop's 95% interval: paired, 0" ||
-		not_ok "shm − nop: $(cat "$keep/scpu.0.dat")"
+	# their difference is the same in both: 0 wide (Welch's, unpaired, would
+	# be t(0.975, 2) x 0.0707 = 0.304, the reps' own spread)
+	awk '$1 == 1 { exit !($5 >= 0 && $5 < 1e-9) }' "$keep/scpu.0.dat" && ok "tcp-zc − nop's 95% interval: paired, 0" ||
+		not_ok "tcp-zc − nop: $(cat "$keep/scpu.0.dat")"
 }
 
 # The breakdown that --trace measured, beside the decomposition: a sweep of
@@ -216,7 +226,8 @@ mptcp-tcp 4"
 # (tcp), softirq 0.5 (tcp, 1.5 with offload off), run queue 1 x clients,
 # blocked 4 + rep; wall_us_per_op their sum. Parts 0 everywhere (splice,
 # futex, io_uring_enter, other) have no box; the bars go in the stack's
-# order; a sweep without trace figures has no chart.
+# order (nop, tcp), the others after it; a sweep without trace figures has
+# no chart.
 traced() {
 	local tr="$TL_TMP/tr" keep="$TL_TMP/keep-tr" cols
 	mkdir -p "$tr"
@@ -248,10 +259,11 @@ traced() {
 	[ -s "$tr/trace.png" ] && [ -s "$tr/trace.svg" ] && ok "trace.png and .svg" || not_ok "no trace chart: $(cat "$TL_TMP/err")"
 	[ "$(cut -f2 "$keep/trace.parts" | paste -sd,)" = "user,send/recv family,read/write,softirq,run-queue wait,blocked" ] &&
 		ok "its parts: those not 0 anywhere, in the order they stack" || not_ok "trace parts: $(cat "$keep/trace.parts")"
-	# at 2 clients (slot 1) the bars from the left: nop, pipe, unix, tcp off, tcp on; a bar's
-	# top is its sum (run queue 2, blocked 5.5 on average: nop 1 + 2 + 5.5)
+	# at 2 clients (slot 1) the bars from the left: the stack's nop, tcp off, tcp on, then
+	# unix and pipe as they came; a bar's top is its sum (run queue 2, blocked 5.5 on
+	# average: nop 1 + 2 + 5.5)
 	[ "$(awk -F'\t' '$1 > 0.5 && $1 < 1.5' "$keep/trace.bars" | sort -n | cut -f2,4 | paste -sd' ')" = \
-		'8.5	"nop" 11.5	"pipe" 11.5	"unix" 12	"tcp offload=off" 11	"tcp offload=on"' ] &&
+		'8.5	"nop" 12	"tcp offload=off" 11	"tcp offload=on" 11.5	"unix" 11.5	"pipe"' ] &&
 		ok "at 2 clients: a bar per backend in the stack's order, each the sum of its parts" ||
 		not_ok "bars at 2 clients: $(sort -n "$keep/trace.bars")"
 	grep -q 'by subtraction: wall time per operation' "$keep/trace.gp" && ok "beside the decomposition in wall time" ||

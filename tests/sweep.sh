@@ -122,7 +122,9 @@ sweep_run() {
 		"$out/meta.json"
 	# the layer between the two backends (the second at offload on): one run a rep each, so they pair up
 	expect_exit 0 "decompose of runs.csv" "$STATS" decompose --figure cost_cpu_us --levels "$BACKENDS:on" "$runs"
-	[ "$(cut -d, -f14,15 "$TL_TMP/out" | grep -c '^paired,2$')" -eq 2 ] && ok "decompose: paired, 2 pairs at each client count" ||
+	# by name: a label may hold commas (quoted), and decompose's columns may grow
+	[ "$("$STATS" select --columns method,pairs --tsv "$TL_TMP/out" | grep -c $'^paired\t2$')" -eq 2 ] &&
+		ok "decompose: paired, 2 pairs at each client count" ||
 		not_ok "decompose method: $(cat "$TL_TMP/out")"
 	# read-back offloads: on rows say on, off rows say off, inside the namespace
 	local on off

@@ -3,11 +3,13 @@
  * hand-computed samples), CSV tables, the JSON reader (also on truncated and
  * mangled input), the runs.csv row of the committed sample runs and the
  * parts of a traced run's breakdown, and the
- * grouping, comparison, cost and decomposition rows. */
+ * grouping, comparison, cost and decomposition rows, the decomposition's
+ * model derived from backends' declarations (a registry of the test's own). */
 #include "config.h"
 #include "json.h"
 #include "stats.h"
 #include "stats_proc.h"
+#include "stats_model.h"
 #include "stats_row.h"
 #include "stats_summary.h"
 #include "table.h"
@@ -568,6 +570,84 @@ static void comparisons(void)
 	strlist_free(&keys);
 }
 
+/* ---- the decomposition's model ----------------------------------------------- */
+
+/* A registry of the test's own: the facts as backends/ declares them for
+ * these four, and a throwaway backend that declares tcp its parent and
+ * nothing else anywhere. */
+static const struct backend t_nop = { .name = "nop", .flags = BACKEND_SWEPT,
+	.path = { .layer = "harness", .adds = "harness" } };
+static const struct backend t_pipe = { .name = "pipe", .flags = BACKEND_SWEPT,
+	.path = { .extends = "nop", .layer = "copy_wakeup", .adds = "copy + wake-up" } };
+static const struct backend t_unix = { .name = "unix", .flags = BACKEND_SWEPT,
+	.path = { .extends = "nop", .layer = "unix_socket", .adds = "unix socket", .differs_from = "pipe" } };
+static const struct backend t_tcp = { .name = "tcp", .flags = BACKEND_SWEPT | BACKEND_OFFLOADS,
+	.path = { .extends = "nop", .layer = "tcpip", .adds = "TCP/IP", .differs_from = "unix",
+		  .drops_replies = true } };
+static const struct backend t_toy = { .name = "toy", .flags = BACKEND_SWEPT,
+	.path = { .extends = "tcp", .layer = "toy", .adds = "a toy's own" } };
+static const struct backend *const test_registry[] = { &t_tcp, &t_unix, &t_pipe, &t_nop, &t_toy, NULL };
+
+static void test_model(struct decomp_model *m)
+{
+	struct errbuf err;
+	CHECK(model_build(m, test_registry, &err) == 0);
+}
+
+/* The model from the declarations alone: the throwaway backend tops the
+ * stack, the others are layers beside it, and the pairs that only differ
+ * are different paths, never layers. */
+static void model_from_registry(void)
+{
+	struct decomp_model m;
+	test_model(&m);
+	char *stack = model_stack_levels(&m);
+	CHECK_STR(stack, "nop,tcp:off,tcp:on,toy");
+	free(stack);
+	CHECK_STR(model_root(&m), "nop");
+	const struct model_step *toy = model_step_of(&m, "tcp:on", "toy");
+	CHECK(toy && toy->kind == STEP_STACK);
+	if (toy)
+		CHECK_STR(toy->label, "a toy's own (toy − tcp, TSO/GSO on)");
+	const struct model_step *pipe = model_step_of(&m, "nop", "pipe");
+	CHECK(pipe && pipe->kind == STEP_BRANCH);
+	const struct model_step *paths = model_step_of(&m, "unix", "tcp:on");
+	CHECK(paths && paths->kind == STEP_PATHS);
+	if (paths)
+		CHECK_STR(paths->label, "tcp − unix: different paths, not a layer; tcp's reply bodies "
+			  "stay in the kernel (unless --copy-replies), unix's are copied");
+	CHECK(model_step_of(&m, "pipe", "unix") && model_step_of(&m, "pipe", "unix")->kind == STEP_PATHS);
+	CHECK(!model_step_of(&m, "unix", "tcp:off"));   /* not a step at all, let alone a layer */
+
+	CHECK(model_relation(&m, "unix", "tcp:off") == REL_PATHS);
+	CHECK(model_relation(&m, "tcp:on", "unix") == REL_PATHS);
+	CHECK(model_relation(&m, "pipe", "unix") == REL_PATHS);
+	CHECK(model_relation(&m, "nop", "tcp:on") == REL_LAYER);
+	CHECK(model_relation(&m, "tcp:off", "tcp:on") == REL_LAYER);
+	CHECK(model_relation(&m, "nop", "toy") == REL_LAYER);        /* through tcp */
+	CHECK(model_relation(&m, "toy", "tcp") == REL_LAYER);
+	CHECK(model_relation(&m, "pipe", "toy") == REL_PATHS);
+	CHECK(model_relation(&m, "tcp:mtu=1500", "tcp:mtu=9000") == REL_SETTING);
+	CHECK(model_relation(&m, "", "nop") == REL_LAYER);           /* the root alone */
+	CHECK(model_relation(&m, "", "pipe") == REL_TOTAL);
+	CHECK(model_relation(&m, "pipe", "nosuch") == REL_PATHS);
+	CHECK_STR(relation_name(REL_PATHS), "different-paths");
+	model_free(&m);
+
+	/* declarations that cannot be: each names the backend to fix */
+	struct errbuf err;
+	static const struct backend lost = { .name = "lost", .path = { .extends = "nosuch", .adds = "x" } };
+	static const struct backend loop_a = { .name = "a", .path = { .extends = "b", .adds = "x" } };
+	static const struct backend loop_b = { .name = "b", .path = { .extends = "a", .adds = "x" } };
+	static const struct backend *const bad1[] = { &t_nop, &lost, NULL }, *const bad2[] = { &loop_a, &loop_b, NULL };
+	CHECK(model_build(&m, bad1, &err) < 0);
+	CHECK(strstr(err.msg, "backend lost: path.extends names no backend: nosuch") != NULL);
+	model_free(&m);
+	CHECK(model_build(&m, bad2, &err) < 0);
+	CHECK(strstr(err.msg, "circle") != NULL);
+	model_free(&m);
+}
+
 /* Two knobs varied (mtu, placement), model in the file, offload not applying
  * to pipe: the dimensions, the points, and a second sweep without the mtu
  * column (it did not vary it) matched on the rest. */
@@ -629,14 +709,19 @@ static void knob_points(void)
 	/* a level naming knob values; a bare setting is the offload */
 	struct strlist levels = strlist_split("pipe,tcp:mtu=65536:placement=split,tcp:on:mtu=1500,tcp:mtu=9000");
 	struct layer_row *r;
-	n = decompose(&r, &ops, &levels);
+	struct decomp_model m;
+	test_model(&m);
+	n = decompose(&r, &ops, &levels, &m);
 	CHECK_EQ_U(n, 3);
 	if (n == 3) {
 		CHECK_NEAR(r[1].mean, 410 - 500, 1e-9);
 		CHECK_NEAR(r[2].top, 100, 1e-9);        /* the first tcp point with mtu 1500: same */
 		CHECK_STR(r[1].name, "tcp:mtu=65536:placement=split-pipe");
+		CHECK(r[1].relation == REL_PATHS);
+		CHECK(r[2].relation == REL_SETTING);     /* tcp at two knob settings */
 	}
 	layer_rows_free(r, n);
+	model_free(&m);
 	strlist_free(&levels);
 	summary_free(&ops);
 	summary_free(&s);
@@ -754,23 +839,31 @@ static void layers(void)
 	struct strlist keys = strlist_split("backend,clients,offload");
 	struct strlist levels = strlist_split("nop,pipe,unix,tcp:off,tcp:on");
 	struct layer_row *r;
+	struct decomp_model m;
 
+	test_model(&m);
 	CHECK(table_read(&t, TBENCH_SRCDIR "/tests/data/layers.csv", &err) == 0);
 	CHECK(summarize_any(&s, &t, &keys, "cost_cpu_us", 0, &err) == 0);
-	size_t n = decompose(&r, &s, &levels);
+	size_t n = decompose(&r, &s, &levels, &m);
 	CHECK_EQ_U(n, 8);
 	if (n == 8) {
-		const char *const names[] = { "harness", "copy_wakeup", "socket", "tcpip", "offload",
+		/* the levels of the old stack: unix over pipe and tcp over unix
+		 * are differences of different paths, not layers */
+		const char *const names[] = { "harness", "copy_wakeup", "unix-pipe", "tcp:off-unix", "offload",
 					      "harness", "copy_wakeup", "tcp:off-pipe" };
+		const enum path_relation rel[] = { REL_LAYER, REL_LAYER, REL_PATHS, REL_PATHS, REL_LAYER,
+						   REL_LAYER, REL_LAYER, REL_PATHS };
 		const double means[] = { 1, 4, 3, 3, 2, 2, 5, 14 };
 		for (size_t i = 0; i < n; i++) {
 			CHECK_STR(r[i].name, names[i]);
 			CHECK_NEAR(r[i].mean, means[i], 1e-12);
 			CHECK_NEAR(r[i].top - r[i].bottom, means[i], 1e-12);   /* the stack */
 			CHECK_STR(r[i].clients, i < 5 ? "1" : "2");
+			CHECK(r[i].relation == rel[i]);
 		}
-		CHECK_STR(r[2].label, "socket layer (unix − pipe)");
-		CHECK_STR(r[7].label, "tcp:off − pipe");
+		CHECK_STR(r[2].label, "unix − pipe: different paths, not a layer");
+		CHECK_STR(r[7].label, "tcp:off − pipe: different paths, not a layer; tcp's reply bodies "
+			  "stay in the kernel (unless --copy-replies), pipe's are copied");
 		CHECK_NEAR(r[0].ci, 0, 1e-12);                          /* nop alone: no spread */
 		CHECK_NEAR(r[0].bottom, 0, 0);
 		/* pipe - nop: se = sqrt(1/3), df = 2: t = 4.303 */
@@ -790,6 +883,28 @@ static void layers(void)
 		layer_equivalence(r);
 	}
 	layer_rows_free(r, n);
+
+	/* the model's own decomposition: the stack (nop, tcp off, tcp on; no
+	 * toy in the data), then pipe and unix beside it, then the paths */
+	n = decompose_model(&r, &s, &m);
+	CHECK_EQ_U(n, 10);
+	if (n == 10) {
+		const char *const names[] = { "harness", "tcpip", "offload", "unix_socket", "copy_wakeup",
+					      "tcp-unix", "unix-pipe", "harness", "tcpip", "copy_wakeup" };
+		const double means[] = { 1, 10, 2, 7, 4, 5, 3, 2, 19, 5 };
+		for (size_t i = 0; i < n; i++) {
+			CHECK_STR(r[i].name, names[i]);
+			CHECK_NEAR(r[i].mean, means[i], 1e-12);
+			CHECK(r[i].relation == (i == 5 || i == 6 ? REL_PATHS : REL_LAYER));
+		}
+		CHECK_STR(r[1].subtrahend, "nop");
+		CHECK_NEAR(r[2].bottom, 11, 0);                         /* the stack: tcp off to on */
+		CHECK_NEAR(r[5].bottom, 8, 0);                          /* the two totals side by side */
+		CHECK_NEAR(r[5].top, 13, 0);
+		CHECK_STR(r[8].clients, "2");
+	}
+	layer_rows_free(r, n);
+	model_free(&m);
 	summary_free(&s);
 	table_free(&t);
 	strlist_free(&keys);
@@ -851,13 +966,18 @@ static void paired_differences(void)
 	struct strlist keys = strlist_split("backend,clients");
 	struct strlist levels = strlist_split("pipe,unix");
 	struct layer_row *r;
+	struct decomp_model m;
 
+	test_model(&m);
 	CHECK(parse_table(&t, paired_runs) == 0);
 	CHECK(summarize_any(&s, &t, &keys, "mb_per_sec", 0, &err) == 0);
-	size_t n = decompose(&r, &s, &levels);
+	size_t n = decompose(&r, &s, &levels, &m);
+	model_free(&m);
 	CHECK_EQ_U(n, 8);
 	if (n == 8) {
-		/* 1 client: the interval of 10, 12, 8, 10 (sd sqrt(8/3), se sqrt(2/3), df 3) */
+		/* 1 client: the interval of 10, 12, 8, 10 (sd sqrt(8/3), se sqrt(2/3), df 3);
+		 * unix - pipe is no layer, but its difference pairs up all the same */
+		CHECK(r[1].relation == REL_PATHS);
 		CHECK_STR(diff_method(&r[1].d), "paired");
 		CHECK_EQ_U(r[1].d.pairs, 4);
 		CHECK_NEAR(r[1].mean, 10, 1e-9);
@@ -895,6 +1015,41 @@ static void paired_differences(void)
 	table_free(&t);
 	strlist_free(&keys);
 	strlist_free(&levels);
+}
+
+/* A layer of the model's own (pipe over nop) from runs that pair up by rep:
+ * the interval of the per-rep differences 4, 5, 3. */
+static void paired_layer(void)
+{
+	static const char runs[] =
+		"backend,clients,rep,status,cost_cpu_us\n"
+		"nop,1,1,ok,100\nnop,1,2,ok,200\nnop,1,3,ok,300\n"
+		"pipe,1,1,ok,104\npipe,1,2,ok,205\npipe,1,3,ok,303\n";
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients");
+	struct decomp_model m;
+	struct layer_row *r;
+
+	test_model(&m);
+	CHECK(parse_table(&t, runs) == 0);
+	CHECK(summarize_any(&s, &t, &keys, "cost_cpu_us", 0, &err) == 0);
+	size_t n = decompose_model(&r, &s, &m);
+	CHECK_EQ_U(n, 2);
+	if (n == 2) {
+		CHECK_STR(r[1].name, "copy_wakeup");
+		CHECK(r[1].relation == REL_LAYER);
+		CHECK_STR(diff_method(&r[1].d), "paired");
+		CHECK_EQ_U(r[1].d.pairs, 3);
+		CHECK_NEAR(r[1].mean, 4, 1e-9);
+		CHECK_NEAR(r[1].ci, 4.3026527 * 1 / sqrt(3.0), 1e-6);   /* sd 1, t(0.975, 2) */
+	}
+	layer_rows_free(r, n);
+	model_free(&m);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
 }
 
 /* --verdict's rule and its three answers on made-up intervals. */
@@ -1103,12 +1258,14 @@ int main(void)
 	trace_parts();
 	summaries();
 	disturbed_runs();
+	model_from_registry();
 	layers();
 	comparisons();
 	knob_points();
 	knob_comparisons();
 	difference_intervals();
 	paired_differences();
+	paired_layer();
 	verdicts();
 	equivalence_tests();
 	equivalence_margins();
