@@ -5,7 +5,8 @@
  * which reads its command line and prints. The work is in src/: table.c
  * (CSV), json.c and schema.c (the --json document), stats_row.c (the
  * columns of runs.csv), stats_summary.c (points, comparisons, costs),
- * stats_merge.c and stats.c. */
+ * stats_merge.c, stats_paired.c (the benchmarks' medians and pairs) and
+ * stats.c. */
 #include "config.h"
 #include "stats_cmd.h"
 #include "version.h"
@@ -35,6 +36,10 @@ static void usage(FILE *f)
 		"       tbench-stats select [--where NAME=VALUE]... [--columns C,..] [--tsv] FILE.csv\n"
 		"       tbench-stats proc-cpu PID\n"
 		"       tbench-stats merge [--names H1,H2,..] A.json B.json ...\n"
+		"       tbench-stats paired [--figure F] [--keys K,..] [--variant COL [--as V=NAME]...\n"
+		"                        [--base NAME [--ratio | --cost] [--pair-by COL] [--target T]]]\n"
+		"                        [--where NAME=VALUE]... [--positive C,..] [--per COL\n"
+		"                        [--per-scale X|N/D]] [--decimals N] FILE.csv\n"
 		"\n"
 		"summarize  one row per point (rows of RUNS.csv with equal key columns): n runs\n"
 		"           with status 'ok', n_failed, n_disturbed (ok runs left out: their\n"
@@ -104,6 +109,18 @@ static void usage(FILE *f)
 		"merge      one --json document of the runs that several client hosts made at\n"
 		"           once: MB/sec, operations, bytes, CPU summed; latency from the sum of\n"
 		"           their histograms; each host's figures under \"hosts\".\n"
+		"paired     the statistics of the benchmarks under bench/: per point (--keys,\n"
+		"           default clients) and variant (the values of --variant's column) the\n"
+		"           runs' median of the figure (default mb_per_sec) and its distribution-\n"
+		"           free interval, lowest to highest, of confidence 1 - 2^(1-n); with\n"
+		"           --base, per pair of runs of a variant and the base (equal --pair-by,\n"
+		"           default rep) the ratio (or --cost: 1e6/v - 1e6/base, the us per\n"
+		"           operation of rates) and the median and interval of those, and the\n"
+		"           same of the two medians (of_medians); --target T: met when >= T.\n"
+		"           A run counts when it matches every --where, has a number > 0 in every\n"
+		"           --positive column and a number as its figure; --per: the figure x 1e6\n"
+		"           / (COL x --per-scale); --as: variant V counts as NAME. --decimals:\n"
+		"           numbers with N decimals (else %%.6g).\n"
 		"\n"
 		"Defaults: --metric mb_per_sec; --keys " DEFAULT_KEYS_TEXT ".\n"
 		"A runs.csv or summary.csv older than the knob columns is read with its\n"
@@ -126,6 +143,7 @@ static const struct {
 	{ "select", cmd_select },
 	{ "proc-cpu", cmd_proc_cpu },
 	{ "merge", cmd_merge },
+	{ "paired", cmd_paired },
 };
 
 int main(int argc, char **argv)

@@ -1,7 +1,7 @@
 #!/bin/bash
-# tbench-stats summarize/compare/cost and scripts/tbench-compare on small
-# hand-made CSVs (tests/data/compare_*.csv, layers.csv) whose answers are worked out in
-# their comments; tbench-stats row, select and proc-cpu on the sample runs
+# tbench-stats summarize/compare/cost/paired and scripts/tbench-compare on
+# small hand-made CSVs (tests/data/compare_*.csv, layers.csv, paired.csv)
+# whose answers are worked out in their comments; tbench-stats row, select and proc-cpu on the sample runs
 # of tests/data (their rows worked out in tests/data/rows.csv).
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
@@ -221,10 +221,29 @@ rows_cli() {
 	expect_exit 1 "output to a full device" sh -c '"$1" summarize "$2" >/dev/full' sh "$STATS" "$A"
 }
 
+# The medians and pairs of tests/data/paired.csv, worked out in its comments.
+paired() {
+	local P="$SRCDIR/tests/data/paired.csv" o="$TL_TMP/out"
+	expect_exit 0 "paired" "$STATS" paired --variant contender --base tcp --where status=ok \
+		--decimals 3 --target 1.6 "$P"
+	check "paired header" grep -qx 'clients,contender,n,median,lowest,highest,confidence_pct,pairs,paired,paired_lowest,paired_highest,paired_confidence_pct,of_medians,paired_target,of_medians_target' "$o"
+	check "paired: the base, no pairs" grep -qx '1,tcp,3,150.000,100.000,200.000,75,,,,,,,,' "$o"
+	check "paired: pipe / tcp" grep -qx '1,pipe,3,300.000,150.000,300.000,75,3,1.500,1.500,2.000,75,2.000,missed,met' "$o"
+	check "paired: a failed base run pairs with nothing" grep -qx '2,pipe,2,450.000,400.000,500.000,50,1,2.000,2.000,2.000,0,2.250,met,met' "$o"
+	expect_exit 0 "paired --cost" "$STATS" paired --variant contender --base tcp --cost --where status=ok "$P"
+	check_near "pipe's cost per operation" "$(field "$o" 1,pipe paired)" -3333.33 1e-2
+	expect_exit 0 "paired, no variant" "$STATS" paired --where status=ok --decimals 1 "$P"
+	check "paired: every run of a point" grep -qx '1,6,175.0,100.0,300.0,97' "$o"
+	expect_exit 2 "paired: --base without --variant" "$STATS" paired --base tcp "$P"
+	expect_exit 2 "paired: no such figure" "$STATS" paired --figure mbps "$P"
+	grep -q "no column 'mbps'" "$TL_TMP/err" && ok "names the column" || not_ok "$(cat "$TL_TMP/err")"
+}
+
 summarize
 compare_csv
 compare_table
 cost
 decompose
+paired
 rows_cli
 tl_done
