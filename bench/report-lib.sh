@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# Sourced by the benchmarks under bench/ for their reports: every figure a
+# report prints (medians, paired ratios and costs, their intervals) comes
+# from tbench-stats paired (man tbench-stats), never from arithmetic here,
+# so that the reports and the sweeps compute the same things one way.
+# Needs scripts/lib/common.sh (tb_find) and PROG sourced and set first.
+
+# bench_stats_find PREFER-DIR: sets BENCH_STATS to the tbench-stats to use:
+# $TBENCH_STATS, else the one in PREFER-DIR (the directory of the tbench in
+# use), else where common.sh's tb_find looks (the source tree, build/, here,
+# PATH). Exits when there is none.
+bench_stats_find() { # PREFER-DIR
+	local bench_dir
+	bench_dir=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+	BENCH_STATS=$(SCRIPT_DIR=$bench_dir tb_find tbench-stats "TBENCH_STATS=PATH" \
+		"${TBENCH_STATS:-}" "$1") || exit
+}
+
+# bench_paired NAME ARGS...: the rows of `tbench-stats paired ARGS` into the
+# associative array NAME: NAME[ID,COLUMN] is the cell of COLUMN in the row
+# whose keys and variant, joined by commas, are ID (e.g. mb[8,tcp,median]).
+# A cell it leaves empty (no run, no pair) is unset or empty: ${NAME[..]:-–}.
+# NAME[points] lists the points (their keys joined by commas), in order.
+bench_paired() { # NAME ARGS...
+	local -n into=$1
+	local out head row ids i id point nkeys
+	shift
+	out=$("$BENCH_STATS" paired "$@") || return
+	into[points]=
+	{
+		IFS=, read -r -a head
+		for ((ids = 0; ids < ${#head[@]}; ids++)); do
+			[[ ${head[ids]} != n ]] || break
+		done
+		nkeys=$ids
+		[[ " $* " != *" --variant "* ]] || nkeys=$((ids - 1))
+		while IFS=, read -r -a row; do
+			id=$(IFS=,; echo "${row[*]:0:ids}")
+			point=$(IFS=,; echo "${row[*]:0:nkeys}")
+			[[ " ${into[points]} " == *" $point "* ]] || into[points]+="${into[points]:+ }$point"
+			for ((i = ids; i < ${#head[@]}; i++)); do
+				into[${id:+$id,}${head[i]}]=${row[i]:-}
+			done
+		done
+	} <<<"$out"
+}
