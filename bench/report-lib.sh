@@ -23,24 +23,24 @@ bench_stats_find() { # PREFER-DIR
 # NAME[points] lists the points (their keys joined by commas), in order.
 bench_paired() { # NAME ARGS...
 	local -n into=$1
-	local out head row ids i id point nkeys
+	local bp_out bp_head bp_row bp_ids bp_i bp_id bp_point bp_nkeys
 	shift
-	out=$("$BENCH_STATS" paired "$@") || return
-	into[points]=
+	bp_out=$("$BENCH_STATS" paired "$@") || return
+	into['points']=
 	{
-		IFS=, read -r -a head
-		for ((ids = 0; ids < ${#head[@]}; ids++)); do
-			[[ ${head[ids]} != n ]] || break
+		IFS=, read -r -a bp_head
+		for ((bp_ids = 0; bp_ids < ${#bp_head[@]}; bp_ids++)); do
+			[[ ${bp_head[bp_ids]} != n ]] || break
 		done
-		nkeys=$ids
-		[[ " $* " != *" --variant "* ]] || nkeys=$((ids - 1))
-		while IFS=, read -r -a row; do
-			id=$(IFS=,; echo "${row[*]:0:ids}")
-			point=$(IFS=,; echo "${row[*]:0:nkeys}")
-			[[ " ${into[points]} " == *" $point "* ]] || into[points]+="${into[points]:+ }$point"
-			for ((i = ids; i < ${#head[@]}; i++)); do
-				into[${id:+$id,}${head[i]}]=${row[i]:-}
+		bp_nkeys=$bp_ids
+		[[ " $* " != *" --variant "* ]] || bp_nkeys=$((bp_ids - 1))
+		while IFS=, read -r -a bp_row; do
+			bp_id=$(IFS=,; echo "${bp_row[*]:0:bp_ids}")
+			bp_point=$(IFS=,; echo "${bp_row[*]:0:bp_nkeys}")
+			[[ " ${into['points']} " == *" $bp_point "* ]] || into['points']+="${into['points']:+ }$bp_point"
+			for ((bp_i = bp_ids; bp_i < ${#bp_head[@]}; bp_i++)); do
+				into[${bp_id:+$bp_id,}${bp_head[bp_i]}]=${bp_row[bp_i]:-}
 			done
 		done
-	} <<<"$out"
+	} <<<"$bp_out"
 }
