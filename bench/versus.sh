@@ -199,6 +199,13 @@ sources() {
 	else printf '; no server task of tbench: an external server is in neither figure, nor in CPU µs/op\n'; fi
 }
 
+# cell_columns CLIENTS,SIZE: a table row's first two cells.
+cell_columns() {
+	local clients=${1%,*} size=${1#*,}
+	((size > 0)) || size="loadfile mix"
+	printf '| %s | %s |' "$clients" "$size"
+}
+
 # The tables, every figure from tbench-stats paired: per cell (clients,
 # size) and entry the medians over reps of the ok runs, the medians of the
 # ratios paired by rep with the base; the text columns (counters, sources)
@@ -234,10 +241,7 @@ report_tables() {
 	for b in "${others[@]}"; do line+=" CPU $b/$base |" sep+="---:|"; done
 	printf '%s load1 |\n%s---:|\n' "$line" "$sep"
 	for c in ${mb[points]}; do
-		IFS=, read -r clients size <<<"$c"
-		body="loadfile mix"
-		((size == 0)) || body=$size
-		line="| $clients | $body |"
+		line=$(cell_columns "$c")
 		for b in "${backend_list[@]}"; do line+=" ${mb[$c,$b,median]:-–} |"; done
 		for b in "${others[@]}"; do line+=" **${ratio[$c,$b,paired]:-–}** |"; done
 		for b in "${backend_list[@]}"; do line+=" ${cpu[$c,$b,median]:-–} |"; done
@@ -250,10 +254,7 @@ report_tables() {
 	for b in "${backend_list[@]}"; do line+=" $b switches/op |" sep+="---:|"; done
 	printf '%s\n%s\n' "$line" "$sep"
 	for c in ${mb[points]}; do
-		IFS=, read -r clients size <<<"$c"
-		body="loadfile mix"
-		((size == 0)) || body=$size
-		line="| $clients | $body |"
+		line=$(cell_columns "$c")
 		for b in "${backend_list[@]}"; do line+=" ${sys[$c,$b,median]:-–} |"; done
 		for b in "${backend_list[@]}"; do line+=" ${cs[$c,$b,median]:-–} |"; done
 		printf '%s\n' "$line"
