@@ -4,7 +4,7 @@
  * summary. One file per family of subcommands: stats_summary_cmd.c
  * (summarize, cost, decompose), stats_compare_cmd.c (compare),
  * stats_row_cmd.c (row, select, proc-cpu), stats_merge_cmd.c (merge),
- * stats_paired_cmd.c (paired);
+ * stats_paired_cmd.c (paired, substitute);
  * tbench_stats.c is the main. */
 #ifndef TBENCH_STATS_CMD_H
 #define TBENCH_STATS_CMD_H
@@ -57,5 +57,6 @@ void cmd_select(int argc, char **argv);
 void cmd_proc_cpu(int argc, char **argv);
 void cmd_merge(int argc, char **argv);
 void cmd_paired(int argc, char **argv);
+void cmd_substitute(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
-/* tbench-stats paired: medians over repetitions and paired ratios or
- * costs, the statistics of the benchmarks' reports (the scripts under bench/). */
+/* tbench-stats paired and substitute: medians over repetitions, paired
+ * ratios or costs, and what a difference in part of a time per operation
+ * explains: the statistics of the benchmarks' reports (bench/'s scripts). */
 #include "config.h"
 #include "stats_cmd.h"
 #include "stats_paired.h"
@@ -10,17 +11,30 @@
 #include <string.h>
 
 struct paired_out {
-	int decimals;        /* -1: %.6g */
+	int decimals;        /* -1: %.6g; PRECISE: %.17g */
 	double target;       /* NaN: no target columns */
 };
+
+/* --precise: every digit a double has, for a figure computed on */
+#define PRECISE (-2)
+
+/* v as --decimals or --precise say; nothing for NaN or infinity */
+static void put_number(FILE *o, double v, int decimals)
+{
+	if (!isfinite(v))
+		return;
+	if (decimals == PRECISE)
+		fprintf(o, "%.17g", v);
+	else if (decimals < 0)
+		csv_put_num(o, v);
+	else
+		fprintf(o, "%.*f", decimals, v);
+}
 
 static void put_value(FILE *o, double v, int decimals)
 {
 	fputc(',', o);
-	if (decimals < 0)
-		csv_put_num(o, v);
-	else if (isfinite(v))
-		fprintf(o, "%.*f", decimals, v);
+	put_number(o, v, decimals);
 }
 
 /* confidence as a whole percentage; nothing without values */
@@ -126,6 +140,8 @@ void cmd_paired(int argc, char **argv)
 			s.stat = PAIRED_RATIO;
 		else if (strcmp(argv[i], "--cost") == 0)
 			s.stat = PAIRED_COST;
+		else if (strcmp(argv[i], "--precise") == 0)
+			f.decimals = PRECISE;
 		else if (opt_value(argc, argv, &i, "--where", &v))
 			add_to(&s.where, v);
 		else if (opt_value(argc, argv, &i, "--as", &v))
@@ -169,4 +185,42 @@ void cmd_paired(int argc, char **argv)
 	strlist_free(&s.positive);
 	strlist_free(&s.where);
 	strlist_free(&s.alias);
+}
+
+/* Comma-separated numbers given to option name, into x (at most max). */
+static size_t numbers(const char *name, const char *list, double *x, size_t max)
+{
+	struct strlist l = strlist_split(list);
+	size_t n = l.n;
+	if (n == 0 || n > max)
+		die(EXIT_USAGE, "substitute: %s takes 1 to %zu numbers, not '%s'", name, max, list);
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i] = csv_num(l.v[i])))
+			die(EXIT_USAGE, "substitute: %s: '%s' is not a number", name, l.v[i]);
+	strlist_free(&l);
+	return n;
+}
+
+void cmd_substitute(int argc, char **argv)
+{
+	enum { MAX_PARTS = 16 };
+	const char *total = NULL, *from = NULL, *to = NULL, *decimals = NULL;
+	double t, a[MAX_PARTS], b[MAX_PARTS];
+
+	for (int i = 1; i < argc; i++)
+		if (!opt_value(argc, argv, &i, "--total", &total) &&
+		    !opt_value(argc, argv, &i, "--from", &from) &&
+		    !opt_value(argc, argv, &i, "--to", &to) &&
+		    !opt_value(argc, argv, &i, "--decimals", &decimals))
+			die(EXIT_USAGE, "substitute: unknown argument '%s'", argv[i]);
+	if (!total || !from || !to)
+		die(EXIT_USAGE, "substitute: needs --total, --from and --to");
+	if (!isfinite(t = csv_num(total)))
+		die(EXIT_USAGE, "substitute: --total: '%s' is not a number", total);
+	size_t n = numbers("--from", from, a, MAX_PARTS);
+	if (numbers("--to", to, b, MAX_PARTS) != n)
+		die(EXIT_USAGE, "substitute: --from and --to name as many parts");
+	put_number(stdout, stats_substitute(t, a, b, n),
+		   decimals ? (int)whole("--decimals", decimals, 0, 17) : -1);
+	putchar('\n');
 }

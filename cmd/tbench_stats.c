@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		"       tbench-stats paired [--figure F] [--keys K,..] [--variant COL [--as V=NAME]...\n"
 		"                        [--base NAME [--ratio | --cost] [--pair-by COL] [--target T]]]\n"
 		"                        [--where NAME=VALUE]... [--positive C,..] [--per COL\n"
-		"                        [--per-scale X|N/D]] [--decimals N] FILE.csv\n"
+		"                        [--per-scale X|N/D]] [--decimals N | --precise] FILE.csv\n"
+		"       tbench-stats substitute --total T --from A,.. --to B,.. [--decimals N]\n"
 		"\n"
 		"summarize  one row per point (rows of RUNS.csv with equal key columns): n runs\n"
 		"           with status 'ok', n_failed, n_disturbed (ok runs left out: their\n"
@@ -120,7 +121,9 @@ static void usage(FILE *f)
 		"           A run counts when it matches every --where, has a number > 0 in every\n"
 		"           --positive column and a number as its figure; --per: the figure x 1e6\n"
 		"           / (COL x --per-scale); --as: variant V counts as NAME. --decimals:\n"
-		"           numbers with N decimals (else %%.6g).\n"
+		"           numbers with N decimals (else %%.6g); --precise: all of a double's.\n"
+		"substitute the ratio of rates that replacing parts A of a time per operation T\n"
+		"           by B alone would give: T / (T - sum A + sum B).\n"
 		"\n"
 		"Defaults: --metric mb_per_sec; --keys " DEFAULT_KEYS_TEXT ".\n"
 		"A runs.csv or summary.csv older than the knob columns is read with its\n"
@@ -144,6 +147,7 @@ static const struct {
 	{ "proc-cpu", cmd_proc_cpu },
 	{ "merge", cmd_merge },
 	{ "paired", cmd_paired },
+	{ "substitute", cmd_substitute },
 };
 
 int main(int argc, char **argv)

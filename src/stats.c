@@ -272,3 +272,12 @@ struct median_est stats_median_est(double *x, size_t n)
 	m.confidence = 1 - ldexp(1, 1 - (int)n);
 	return m;
 }
+
+double stats_substitute(double total, const double *from, const double *to, size_t n)
+{
+	double t = total;
+
+	for (size_t i = 0; i < n; i++)
+		t += to[i] - from[i];
+	return t > 0 ? total / t : NAN;
+}

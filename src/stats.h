@@ -40,6 +40,12 @@ struct median_est {
 /* The median_est of x[0..n-1], sorting x in place. */
 struct median_est stats_median_est(double *x, size_t n);
 
+/* The ratio of rates that replacing parts from[0..n-1] of a time per
+ * operation total by to[0..n-1] alone would give, were that time all an
+ * operation took: total / (total - sum(from) + sum(to)). NaN when the
+ * new time is not > 0. */
+double stats_substitute(double total, const double *from, const double *to, size_t n);
+
 /* Regularized incomplete beta I_x(a, b), 0 <= x <= 1, a, b > 0. */
 double stats_betainc(double x, double a, double b);
 /* P(T <= t) for Student's t with df > 0 degrees of freedom (df may be fractional). */

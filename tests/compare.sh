@@ -234,6 +234,12 @@ paired() {
 	check_near "pipe's cost per operation" "$(field "$o" 1,pipe paired)" -3333.33 1e-2
 	expect_exit 0 "paired, no variant" "$STATS" paired --where status=ok --decimals 1 "$P"
 	check "paired: every run of a point" grep -qx '1,6,175.0,100.0,300.0,97' "$o"
+	expect_exit 0 "paired --precise" "$STATS" paired --variant contender --base tcp --where status=ok --precise "$P"
+	check_near "pipe / tcp of the medians, --precise" "$(field "$o" 1,pipe of_medians)" 2 0
+	# 10 µs an operation, parts of 3 and 2 of it become 1 and 1: 10 / 7
+	expect_exit 0 "substitute" "$STATS" substitute --total 10 --from 3,2 --to 1,1 --decimals 4
+	[ "$(cat "$o")" = 1.4286 ] && ok "substitute: 10 / (10 - 5 + 2)" || not_ok "substitute: $(cat "$o")"
+	expect_exit 2 "substitute: parts unmatched" "$STATS" substitute --total 10 --from 3,2 --to 1
 	expect_exit 2 "paired: --base without --variant" "$STATS" paired --base tcp "$P"
 	expect_exit 2 "paired: no such figure" "$STATS" paired --figure mbps "$P"
 	grep -q "no column 'mbps'" "$TL_TMP/err" && ok "names the column" || not_ok "$(cat "$TL_TMP/err")"

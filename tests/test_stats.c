@@ -989,6 +989,13 @@ static void median_intervals(void)
 	CHECK_NEAR(m.confidence, 0, 0);             /* one value covers nothing for sure */
 	m = stats_median_est(NULL, 0);
 	CHECK(m.n == 0 && isnan(m.median) && isnan(m.lowest) && m.confidence == 0);
+
+	/* 10 µs an operation, of which parts of 3 and 2 become 1 and 1: 7 µs, 10/7 the rate */
+	const double from[] = { 3, 2 }, to[] = { 1, 1 }, more[] = { 13, 0 };
+	CHECK_NEAR(stats_substitute(10, from, to, 2), 10.0 / 7, 1e-15);
+	CHECK_NEAR(stats_substitute(10, from, to, 0), 1, 0);            /* nothing replaced */
+	CHECK_NEAR(stats_substitute(10, from, more, 1), 10.0 / 20, 1e-15);
+	CHECK(isnan(stats_substitute(1, from, to, 1)));                 /* 1 - 3 + 1: no time left */
 }
 
 /* Runs as the benchmarks write them. Clients 10 comes first in the file
