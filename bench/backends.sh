@@ -93,6 +93,9 @@ Per-operation transport cost of a backend, in microseconds:
 1e6/ops_per_sec(backend) - 1e6/ops_per_sec(nop), ops_per_sec being the
 operations per second of the execute phase of all clients together (from
 --json); the median over reps of the differences within one rep.
+
+Every figure of the report is tbench-stats paired's (man tbench-stats), the
+one beside --tbench first; TBENCH_STATS names another. --report-only too.
 EOF
 }
 

@@ -90,6 +90,8 @@ Options:
 
 The environment reaches tbench: TBENCH_ZEROCOPY_THRESHOLD=1 makes tcp-zc
 send every request but the set-up with MSG_ZEROCOPY.
+Every figure of the report is tbench-stats paired's (man tbench-stats), the
+one beside --tbench first; TBENCH_STATS names another. --report-only too.
 
 Figures per run (from --json): MB/s and operations/s of the execute phase,
 CPU µs per operation of clients and servers together, system calls and
