@@ -1,5 +1,4 @@
 #!/bin/bash
-# shellcheck disable=SC2016  # awk programs are single-quoted on purpose
 # The drop-in promise, measured: the default `tbench N` (ours) against dbench
 # 4.0's `tbench N`, each with its own tbench_srv on loopback, and crossed (each
 # client against the other's server); paired by repetition and client count,
@@ -110,12 +109,19 @@ one_run() {
 		/usr/bin/time -f "%e %U %S" -o "$TMP/run.time" \
 		"$client" -t "$SECS" -c "$LOADFILE" "$n" 127.0.0.1 >"$TMP/run.out" 2>&1 || true
 	# The operation table: the Count column between its rule and Throughput.
-	awk -v times="$(tail -n 1 "$TMP/run.time")" '
-		/^ -----/ { table = 1; next }
-		/^Throughput/ { mb = $2; table = 0 }
-		table && $2 ~ /^[0-9]+$/ { ops += $2 }
-		END { split(times, t, " "); printf "%s,%s,%s,%s,%d\n", mb == "" ? "nan" : mb, t[1], t[2], t[3], ops }
-	' "$TMP/run.out"
+	local line count mb='' ops=0 table=0 times=()
+	while IFS= read -r line; do
+		case $line in
+		' -----'*) table=1; continue ;;
+		Throughput*) read -r _ mb _ <<<"$line"; table=0 ;;
+		esac
+		if [ "$table" = 1 ]; then
+			read -r _ count _ <<<"$line"
+			[[ ! $count =~ ^[0-9]+$ ]] || ops=$((ops + 10#$count))
+		fi
+	done <"$TMP/run.out"
+	read -r -a times < <(tail -n 1 "$TMP/run.time") || true
+	printf '%s,%s,%s,%s,%d\n' "${mb:-nan}" "${times[0]:-}" "${times[1]:-}" "${times[2]:-}" "$ops"
 }
 
 read -r -a client_counts <<<"$CLIENTS"

@@ -16,6 +16,21 @@ bench_stats_find() { # PREFER-DIR
 		"${TBENCH_STATS:-}" "$1") || exit
 }
 
+# bench_ram_gib DECIMALS: the machine's memory (MemTotal) in GiB, rounded
+# to DECIMALS decimals, for a report's description of the machine.
+bench_ram_gib() { # DECIMALS
+	local key kb="" scale=$((10 ** $1)) v
+	while read -r key kb _; do
+		[[ $key != MemTotal: ]] || break
+	done </proc/meminfo
+	v=$(((${kb:-0} * scale + 524288) / 1048576))   # 1 GiB: 1048576 kB
+	if (($1)); then
+		printf '%d.%0*d' $((v / scale)) "$1" $((v % scale))
+	else
+		printf '%d' "$v"
+	fi
+}
+
 # bench_paired NAME ARGS...: the rows of `tbench-stats paired ARGS` into the
 # associative array NAME: NAME[ID,COLUMN] is the cell of COLUMN in the row
 # whose keys and variant, joined by commas, are ID (e.g. mb[8,tcp,median]).

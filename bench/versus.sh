@@ -400,7 +400,7 @@ run_one() {
 {
 	printf 'machine: %s, %s CPUs online, %s, %s\n' \
 		"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)" "$(uname -sr)" \
-		"$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+		"$(bench_ram_gib 1) GiB RAM"
 	printf 'date: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	printf 'command: `%sbench/versus.sh --backends %s%s%s%s --clients %s%s --reps %s --secs %s --warmup %s --seed %s`\n' \
 		"${TBENCH_ZEROCOPY_THRESHOLD:+TBENCH_ZEROCOPY_THRESHOLD=$TBENCH_ZEROCOPY_THRESHOLD }" "$backends" \
