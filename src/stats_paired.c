@@ -88,6 +88,34 @@ static const char *variant_of(const char *v, const struct paired_spec *s)
 	return v;
 }
 
+/* ---- order: key by key, numbers numerically, other values as they first appear */
+
+/* Where value v of key k (k == nkeys: the variant) first appeared: the
+ * index of the first group that has it, that group being g[n] if none. */
+static size_t first_seen(const struct paired_group *g, size_t n, size_t k, size_t nkeys,
+			 const char *v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(k < nkeys ? g[i].key[k] : g[i].variant, v) == 0)
+			return g[i].rank[k];
+	return n;
+}
+
+static int cmp_groups(const void *pa, const void *pb)
+{
+	const struct paired_group *a = pa, *b = pb;
+	for (size_t k = 0; k <= a->nkeys; k++) {
+		const char *va = k < a->nkeys ? a->key[k] : a->variant;
+		const char *vb = k < a->nkeys ? b->key[k] : b->variant;
+		double na = csv_num(va), nb = csv_num(vb);
+		if (!isnan(na) && !isnan(nb) && na != nb)
+			return na < nb ? -1 : 1;
+		if (a->rank[k] != b->rank[k])
+			return a->rank[k] < b->rank[k] ? -1 : 1;
+	}
+	return 0;
+}
+
 static int same_point(const struct paired_group *g, char **row, const struct cols *c, size_t nkeys)
 {
 	for (size_t k = 0; k < nkeys; k++)
@@ -103,55 +131,17 @@ static struct paired_group *group_of(struct paired_result *r, char **row, const 
 		if (same_point(&r->g[i], row, c, nkeys) && strcmp(r->g[i].variant, variant) == 0)
 			return &r->g[i];
 	r->g = xrealloc(r->g, (r->n + 1) * sizeof(*r->g));
-	struct paired_group *g = &r->g[r->n++];
+	struct paired_group *g = &r->g[r->n];
 	*g = (struct paired_group){ .key = xrealloc(NULL, (nkeys + 1) * sizeof(char *)),
-				    .variant = xstrdup(variant), .of_medians = NAN };
-	for (size_t k = 0; k < nkeys; k++)
-		g->key[k] = xstrdup(row[c->key[k]]);
+				    .rank = xrealloc(NULL, (nkeys + 1) * sizeof(size_t)),
+				    .nkeys = nkeys, .variant = xstrdup(variant), .of_medians = NAN };
+	for (size_t k = 0; k <= nkeys; k++) {
+		if (k < nkeys)
+			g->key[k] = xstrdup(row[c->key[k]]);
+		g->rank[k] = first_seen(r->g, r->n, k, nkeys, k < nkeys ? g->key[k] : variant);
+	}
+	r->n++;
 	return g;
-}
-
-/* ---- order: key by key, numbers numerically, other values as they first appear */
-
-static const struct paired_result *sorting;   /* qsort's comparator has no context */
-static size_t sorting_nkeys;
-
-/* Where value first appears as key k (k == nkeys: the variant) among the groups. */
-static size_t first_seen(size_t k, const char *value)
-{
-	for (size_t i = 0;; i++) {
-		const struct paired_group *g = &sorting->g[i];
-		if (strcmp(k < sorting_nkeys ? g->key[k] : g->variant, value) == 0)
-			return i;
-	}
-}
-
-static int cmp_groups(const void *pa, const void *pb)
-{
-	const struct paired_group *a = pa, *b = pb;
-	for (size_t k = 0; k <= sorting_nkeys; k++) {
-		const char *va = k < sorting_nkeys ? a->key[k] : a->variant;
-		const char *vb = k < sorting_nkeys ? b->key[k] : b->variant;
-		double na = csv_num(va), nb = csv_num(vb);
-		if (!isnan(na) && !isnan(nb) && na != nb)
-			return na < nb ? -1 : 1;
-		size_t fa = first_seen(k, va), fb = first_seen(k, vb);
-		if (fa != fb)
-			return fa < fb ? -1 : 1;
-	}
-	return 0;
-}
-
-static void sort_groups(struct paired_result *r, size_t nkeys)
-{
-	/* first_seen reads the groups as they first appeared: sort a copy */
-	struct paired_result seen = { r->n, nkeys, xrealloc(NULL, (r->n + 1) * sizeof(*r->g)) };
-	memcpy(seen.g, r->g, r->n * sizeof(*r->g));
-	sorting = &seen;
-	sorting_nkeys = nkeys;
-	qsort(r->g, r->n, sizeof(*r->g), cmp_groups);
-	free(seen.g);
-	sorting = NULL;
 }
 
 /* ---- pairs ------------------------------------------------------------------------ */
@@ -251,7 +241,7 @@ int paired_compute(struct paired_result *r, const struct table *t, const struct 
 		g->pair[g->n++] = xstrdup(row[c.pair_by]);
 	}
 	cols_free(&c);
-	sort_groups(r, s->keys.n);
+	qsort(r->g, r->n, sizeof(*r->g), cmp_groups);
 	summarize_groups(r, s);
 	return 0;
 }
@@ -261,6 +251,7 @@ void paired_free(struct paired_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		struct paired_group *g = &r->g[i];
 		strv_free(g->key, r->nkeys);
+		free(g->rank);
 		free(g->variant);
 		free(g->x);
 		strv_free(g->pair, g->n);

@@ -43,6 +43,9 @@ struct paired_group {
 	struct median_est paired;  /* of the pairs' statistic (n: pairs); against the base only */
 	double of_medians;         /* the statistic of the two medians; NaN without */
 	int is_base;
+	size_t nkeys;
+	size_t *rank;              /* per key, then the variant: where its value first
+	                            * appeared (the order of values that are no number) */
 };
 
 struct paired_result {

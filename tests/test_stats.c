@@ -1098,6 +1098,15 @@ static void paired_groups(void)
 	CHECK(paired_compute(&r, &t, &s, &err) == 0);
 	CHECK(r.n == 3 && r.g[0].fig.n == 6 && !strcmp(r.g[0].variant, ""));
 	paired_free(&r);
+	/* by status, every run: ok before fail, as they first appear, not as spelled */
+	static char *status[] = { "status" };
+	s.keys = (struct strlist){ 1, status };
+	s.where = s.positive = (struct strlist){ 0, NULL };
+	CHECK(paired_compute(&r, &t, &s, &err) == 0);
+	CHECK(r.n == 2 && !strcmp(r.g[0].key[0], "ok") && !strcmp(r.g[1].key[0], "fail"));
+	CHECK_EQ_U(r.g[0].fig.n, 12);
+	paired_free(&r);
+	s = paired_spec(PAIRED_RATIO);
 	s.figure = "mbps";
 	CHECK(paired_compute(&r, &t, &s, &err) < 0 && strstr(err.msg, "no column 'mbps'"));
 	s = paired_spec(PAIRED_RATIO);
