@@ -15,7 +15,7 @@
 # and unshare; run it on an otherwise idle machine. --report runs nothing: it
 # joins earlier runs' CSVs (each one's reps numbered on after the last's;
 # their .noise beside them) into one table. The figures come from
-# tbench-stats paired and substitute: TBENCH_STATS, else the one in BUILD.
+# tbench-stats paired and substitute: TBENCH_STATS, else BUILD's first.
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
@@ -43,7 +43,7 @@ OUT="$here/results/bench-dropin"
 REPORT=""
 
 usage() {
-	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
