@@ -1,8 +1,9 @@
 #!/bin/bash
-# tbench-stats summarize/compare/cost/paired and scripts/tbench-compare on
-# small hand-made CSVs (tests/data/compare_*.csv, layers.csv, paired.csv)
-# whose answers are worked out in their comments; tbench-stats row, select and proc-cpu on the sample runs
-# of tests/data (their rows worked out in tests/data/rows.csv).
+# tbench-stats summarize/compare/cost/paired, scripts/tbench-compare and
+# bench/report-lib.sh on small hand-made CSVs (tests/data/compare_*.csv,
+# layers.csv, paired.csv) whose answers are worked out in their comments;
+# tbench-stats row, select and proc-cpu on the sample runs of tests/data
+# (their rows worked out in tests/data/rows.csv).
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
 set -euo pipefail
@@ -245,11 +246,31 @@ paired() {
 	grep -q "no column 'mbps'" "$TL_TMP/err" && ok "names the column" || not_ok "$(cat "$TL_TMP/err")"
 }
 
+# bench/report-lib.sh, through which the benchmarks read tbench-stats paired,
+# on the same CSV.
+report_lib() {
+	local -A m=() p=()
+	# shellcheck source=bench/report-lib.sh
+	. "$SRCDIR/bench/report-lib.sh"
+	BENCH_STATS="$STATS"
+	bench_paired m --variant contender --base tcp --where status=ok --decimals 3 "$SRCDIR/tests/data/paired.csv"
+	[ "${m[points]}" = "1 2" ] && ok "bench_paired: the points in order" || not_ok "points '${m[points]}'"
+	[ "${m[1,pipe,paired]}:${m[2,pipe,pairs]}:${m[2,tcp,n]}:${m[1,tcp,paired]:-}" = "1.500:1:1:" ] &&
+		ok "bench_paired: a cell by point, variant and column" ||
+		not_ok "bench_paired: ${m[1,pipe,paired]}:${m[2,pipe,pairs]}:${m[2,tcp,n]}:${m[1,tcp,paired]:-}"
+	bench_paired p --where status=ok --decimals 1 "$SRCDIR/tests/data/paired.csv"
+	[ "${p[points]}:${p[1,median]}" = "1 2:175.0" ] && ok "bench_paired: no variant" ||
+		not_ok "bench_paired without a variant: ${p[points]}:${p[1,median]}"
+	[[ $(bench_ram_gib 1) =~ ^[0-9]+\.[0-9]$ ]] && ok "bench_ram_gib 1: $(bench_ram_gib 1)" ||
+		not_ok "bench_ram_gib 1: '$(bench_ram_gib 1)'"
+}
+
 summarize
 compare_csv
 compare_table
 cost
 decompose
 paired
+report_lib
 rows_cli
 tl_done
