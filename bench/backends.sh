@@ -27,6 +27,8 @@ PROG=$prog   # for common.sh's die and usage_error
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")
+# shellcheck source=bench/report-lib.sh
+. "$here/report-lib.sh"
 
 clients=1,2,8,32,64
 reps=3
@@ -91,6 +93,9 @@ Per-operation transport cost of a backend, in microseconds:
 1e6/ops_per_sec(backend) - 1e6/ops_per_sec(nop), ops_per_sec being the
 operations per second of the execute phase of all clients together (from
 --json); the median over reps of the differences within one rep.
+
+Every figure of the report is tbench-stats paired's (man tbench-stats), the
+one beside --tbench first; TBENCH_STATS names another. --report-only too.
 EOF
 }
 
@@ -138,119 +143,104 @@ IFS=, read -r -a backend_list <<<"$backends"
 
 csv=$out.csv
 md=$out.md
+bench_stats_find "$(dirname "$tbench")"   # before any run: the report needs it
 
 # ---------------------------------------------------------------------------
-# The report: paired medians from the CSV. Pure awk, so that --report-only
-# works anywhere the CSV is.
+# The report: paired medians from the CSV, every figure from tbench-stats
+# paired (so --report-only needs tbench-stats beside --tbench, else in the
+# source tree or on PATH). med: medians; rdb, rtcp, rnop: ratios paired by
+# rep with dbench, tcp and nop; us: per-operation costs against nop.
+declare -A med=() load=() ops=() rdb=() rtcp=() rnop=() us=() failed=()
+report_figures() {
+	local -a ok=(--where status=ok --keys clients --pair-by rep)
+	bench_paired med "${ok[@]}" --variant contender --decimals 1 "$csv"
+	bench_paired load "${ok[@]}" --figure load1_before --decimals 2 "$csv"
+	bench_paired ops "${ok[@]}" --variant contender --figure ops_per_sec --positive ops_per_sec \
+		--decimals 0 "$csv"
+	bench_paired rdb "${ok[@]}" --variant contender --base dbench --decimals 3 "$csv"
+	bench_paired rtcp "${ok[@]}" --variant contender --base tcp --decimals 3 "$csv"
+	bench_paired rnop "${ok[@]}" --variant contender --base nop --decimals 3 "$csv"
+	bench_paired us "${ok[@]}" --variant contender --figure ops_per_sec --positive ops_per_sec \
+		--base nop --cost --decimals 2 "$csv"
+	# the failed runs: n counts the rows of each, their run number being a number
+	bench_paired failed --where status=fail --keys clients --variant contender --figure run "$csv"
+}
+
+# has_runs CONTENDER: 0 when some client count has an ok run of it.
+has_runs() {
+	local c
+	for c in ${med[points]}; do
+		[[ -z ${med[$c,$1,n]:-} ]] || return 0
+	done
+	return 1
+}
+
 report_tables() {
-	awk -F, -v backends="$backends" "$(cat "$here/median.awk")"'
-	function range(s,    a, n, i, lo, hi) {
-		n = split(s, a, " ")
-		if (n == 0) return ""
-		lo = hi = a[1] + 0
-		for (i = 2; i <= n; i++) { if (a[i] + 0 < lo) lo = a[i] + 0; if (a[i] + 0 > hi) hi = a[i] + 0 }
-		return sprintf("%.3f–%.3f", lo, hi)
-	}
-	function add(key, v) { acc[key] = (key in acc) ? acc[key] " " v : v; cnt[key]++ }
-	function fmt(v, f) { return v == "" ? "–" : sprintf(f, v) }
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	$col["status"] != "ok" { failed[$col["clients"] " " $col["contender"]]++; next }
-	{
-		r = $col["rep"]; c = $col["clients"]; k = $col["contender"]
-		mb[r, c, k] = $col["mb_per_sec"]; ops[r, c, k] = $col["ops_per_sec"]
-		reps[r] = 1; if (!(c in seen)) { seen[c] = 1; cl[++ncl] = c }
-		seenk[k] = 1
-		add("mb " c " " k, $col["mb_per_sec"])
-		add("load " c, $col["load1_before"])
-	}
-	END {
-		nb = split(backends, b, ",")
-		# contenders in a fixed order: dbench, ours to its server, then --backends
-		nk = 0
-		if ("dbench" in seenk) ks[++nk] = "dbench"
-		if ("tcp-dbsrv" in seenk) ks[++nk] = "tcp-dbsrv"
-		for (i = 1; i <= nb; i++) if (b[i] in seenk) ks[++nk] = b[i]
-		# sort client counts numerically
-		for (i = 2; i <= ncl; i++) { t = cl[i]; for (j = i - 1; j >= 1 && cl[j] + 0 > t + 0; j--) cl[j + 1] = cl[j]; cl[j + 1] = t }
-		for (ci = 1; ci <= ncl; ci++) {
-			c = cl[ci]
-			for (r in reps) {
-				if ((r, c, "dbench") in mb && mb[r, c, "dbench"] > 0) {
-					if ((r, c, "tcp-dbsrv") in mb) add("rdb " c, mb[r, c, "tcp-dbsrv"] / mb[r, c, "dbench"])
-					if ((r, c, "tcp") in mb) add("rdbown " c, mb[r, c, "tcp"] / mb[r, c, "dbench"])
-				}
-				for (i = 1; i <= nb; i++) {
-					k = b[i]
-					if (!((r, c, k) in mb)) continue
-					if ((r, c, "tcp") in mb && mb[r, c, "tcp"] > 0) add("rtcp " c " " k, mb[r, c, k] / mb[r, c, "tcp"])
-					if ((r, c, "nop") in mb && mb[r, c, "nop"] > 0) add("rnop " c " " k, mb[r, c, k] / mb[r, c, "nop"])
-					if ((r, c, "nop") in ops && ops[r, c, k] > 0 && ops[r, c, "nop"] > 0)
-						add("us " c " " k, 1e6 / ops[r, c, k] - 1e6 / ops[r, c, "nop"])
-					if (ops[r, c, k] > 0) add("ops " c " " k, ops[r, c, k])
-				}
-			}
-		}
-		if (("dbench" in seenk) || ("tcp-dbsrv" in seenk)) {
-			print "### Our tcp against dbench 4.0'"'"'s tbench (both to dbench 4.0'"'"'s tbench_srv)"
-			print ""
-			print "| clients | dbench tbench MB/s | our tcp MB/s | **ratio** (median of paired) | ratio range | pairs | our tcp, own server ÷ dbench |"
-			print "|---:|---:|---:|---:|---:|---:|---:|"
-			for (ci = 1; ci <= ncl; ci++) {
-				c = cl[ci]
-				printf "| %s | %s | %s | **%s** | %s | %d | %s |\n", c,
-					fmt(median(acc["mb " c " dbench"]), "%.1f"), fmt(median(acc["mb " c " tcp-dbsrv"]), "%.1f"),
-					fmt(median(acc["rdb " c]), "%.3f"), range(acc["rdb " c]), cnt["rdb " c],
-					fmt(median(acc["rdbown " c]), "%.3f")
-			}
-			print ""
-		}
-		print "### Throughput, MB/s (median over reps)"
-		print ""
-		line = "| clients |"; sep = "|---:|"
-		for (i = 1; i <= nk; i++) { line = line " " ks[i] " |"; sep = sep "---:|" }
-		print line " load1 (median) |"; print sep "---:|"
-		for (ci = 1; ci <= ncl; ci++) {
-			c = cl[ci]; line = "| " c " |"
-			for (i = 1; i <= nk; i++) line = line " " fmt(median(acc["mb " c " " ks[i]]), "%.1f") " |"
-			print line " " fmt(median(acc["load " c]), "%.2f") " |"
-		}
-		print ""
-		print "### Each backend as a ratio to tcp and to nop (MB/s, median of paired ratios)"
-		print ""
-		line = "| clients |"; sep = "|---:|"
-		for (i = 1; i <= nb; i++) if (b[i] != "tcp" && b[i] != "nop") { line = line " " b[i] "/tcp | " b[i] "/nop |"; sep = sep "---:|---:|" }
-		line = line " tcp/nop |"; sep = sep "---:|"
-		print line; print sep
-		for (ci = 1; ci <= ncl; ci++) {
-			c = cl[ci]; line = "| " c " |"
-			for (i = 1; i <= nb; i++) if (b[i] != "tcp" && b[i] != "nop")
-				line = line " " fmt(median(acc["rtcp " c " " b[i]]), "%.3f") " | " fmt(median(acc["rnop " c " " b[i]]), "%.3f") " |"
-			line = line " " fmt(median(acc["rnop " c " tcp"]), "%.3f") " |"
-			print line
-		}
-		print ""
-		print "### Per-operation transport cost, µs = 1e6/ops_rate(backend) − 1e6/ops_rate(nop) (median of paired differences)"
-		print ""
-		print "ops_rate: operations per second of all clients together in the execute phase (`--json` .result.ops_per_sec)."
-		print ""
-		line = "| clients | nop ops/s |"; sep = "|---:|---:|"
-		for (i = 1; i <= nb; i++) if (b[i] != "nop") { line = line " " b[i] " |"; sep = sep "---:|" }
-		print line; print sep
-		for (ci = 1; ci <= ncl; ci++) {
-			c = cl[ci]; line = "| " c " | " fmt(median(acc["ops " c " nop"]), "%.0f") " |"
-			for (i = 1; i <= nb; i++) if (b[i] != "nop") line = line " " fmt(median(acc["us " c " " b[i]]), "%.2f") " |"
-			print line
-		}
-		print ""
-		nf = 0
-		for (f in failed) nf++
-		if (nf) {
-			print "### Failed runs (left out of every figure above)"
-			print ""
-			for (f in failed) printf "- %s: %d\n", f, failed[f]
-			print ""
-		}
-	}' "$csv"
+	local c k line sep
+	local -a ks=()
+	report_figures
+	# contenders in a fixed order: dbench, ours to its server, then --backends
+	for k in dbench tcp-dbsrv "${backend_list[@]}"; do
+		if has_runs "$k"; then ks+=("$k"); fi
+	done
+	if has_runs dbench || has_runs tcp-dbsrv; then
+		printf '### Our tcp against dbench 4.0'"'"'s tbench (both to dbench 4.0'"'"'s tbench_srv)\n\n'
+		printf '| clients | dbench tbench MB/s | our tcp MB/s | **ratio** (median of paired) | ratio range | pairs | our tcp, own server ÷ dbench |\n'
+		printf '|---:|---:|---:|---:|---:|---:|---:|\n'
+		for c in ${med[points]}; do
+			printf '| %s | %s | %s | **%s** | %s | %s | %s |\n' "$c" "${med[$c,dbench,median]:-–}" \
+				"${med[$c,tcp-dbsrv,median]:-–}" "${rdb[$c,tcp-dbsrv,paired]:-–}" \
+				"${rdb[$c,tcp-dbsrv,paired_lowest]:+${rdb[$c,tcp-dbsrv,paired_lowest]}–${rdb[$c,tcp-dbsrv,paired_highest]}}" \
+				"${rdb[$c,tcp-dbsrv,pairs]:-0}" "${rdb[$c,tcp,paired]:-–}"
+		done
+		printf '\n'
+	fi
+	printf '### Throughput, MB/s (median over reps)\n\n'
+	line="| clients |" sep="|---:|"
+	for k in "${ks[@]}"; do line+=" $k |" sep+="---:|"; done
+	printf '%s load1 (median) |\n%s---:|\n' "$line" "$sep"
+	for c in ${med[points]}; do
+		line="| $c |"
+		for k in "${ks[@]}"; do line+=" ${med[$c,$k,median]:-–} |"; done
+		printf '%s %s |\n' "$line" "${load[$c,median]:-–}"
+	done
+	printf '\n### Each backend as a ratio to tcp and to nop (MB/s, median of paired ratios)\n\n'
+	line="| clients |" sep="|---:|"
+	for k in "${backend_list[@]}"; do
+		[[ $k == tcp || $k == nop ]] || { line+=" $k/tcp | $k/nop |" sep+="---:|---:|"; }
+	done
+	printf '%s tcp/nop |\n%s---:|\n' "$line" "$sep"
+	for c in ${med[points]}; do
+		line="| $c |"
+		for k in "${backend_list[@]}"; do
+			[[ $k == tcp || $k == nop ]] || line+=" ${rtcp[$c,$k,paired]:-–} | ${rnop[$c,$k,paired]:-–} |"
+		done
+		printf '%s %s |\n' "$line" "${rnop[$c,tcp,paired]:-–}"
+	done
+	printf '\n### Per-operation transport cost, µs = 1e6/ops_rate(backend) − 1e6/ops_rate(nop) (median of paired differences)\n\n'
+	printf 'ops_rate: operations per second of all clients together in the execute phase (`--json` .result.ops_per_sec).\n\n'
+	line="| clients | nop ops/s |" sep="|---:|---:|"
+	for k in "${backend_list[@]}"; do
+		[[ $k == nop ]] || { line+=" $k |" sep+="---:|"; }
+	done
+	printf '%s\n%s\n' "$line" "$sep"
+	for c in ${med[points]}; do
+		line="| $c | ${ops[$c,nop,median]:-–} |"
+		for k in "${backend_list[@]}"; do
+			[[ $k == nop ]] || line+=" ${us[$c,$k,paired]:-–} |"
+		done
+		printf '%s\n' "$line"
+	done
+	printf '\n'
+	if [[ -n ${failed[points]} ]]; then
+		printf '### Failed runs (left out of every figure above)\n\n'
+		for c in ${failed[points]}; do
+			for k in dbench tcp-dbsrv "${backend_list[@]}"; do
+				[[ -z ${failed[$c,$k,n]:-} ]] || printf -- '- %s %s: %s\n' "$c" "$k" "${failed[$c,$k,n]}"
+			done
+		done
+		printf '\n'
+	fi
 }
 
 write_report() {
@@ -261,7 +251,7 @@ write_report() {
 		printf '# Backends side by side, and our tcp against dbench 4.0'"'"'s tbench\n\n'
 		printf 'Generated by `bench/backends.sh` from `%s`.\n\n' "${csv##*/}"
 		printf -- '- machine: %s, %s CPUs online, %s, %s\n' "$cpu" "$(nproc)" "$kernel" \
-			"$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+			"$(bench_ram_gib 1) GiB RAM"
 		if [[ -f $csv.meta ]]; then
 			sed 's/^/- /' "$csv.meta"
 		fi
@@ -403,11 +393,23 @@ run_one() {
 	fi
 }
 
+# decimal_below A B: 0 when A < B, both whole numbers with an optional
+# fraction (a load average, --max-load); compared as whole numbers of the
+# same count of decimals.
+decimal_below() {
+	local a=${1%%.*} b=${2%%.*} fa='' fb=''
+	[[ $1 != *.* ]] || fa=${1#*.}
+	[[ $2 != *.* ]] || fb=${2#*.}
+	while ((${#fa} < ${#fb})); do fa+=0; done
+	while ((${#fb} < ${#fa})); do fb+=0; done
+	((10#$a$fa < 10#$b$fb))
+}
+
 wait_for_quiet() {
 	local waited=0 l1
 	while :; do
 		read -r l1 _ </proc/loadavg
-		if awk -v l="$l1" -v m="$max_load" 'BEGIN { exit !(l < m) }'; then
+		if decimal_below "$l1" "$max_load"; then
 			note "rep $rep: load1 $l1 < $max_load after ${waited}s"
 			return 0
 		fi
@@ -462,16 +464,17 @@ for ((rep = 1; rep <= reps; rep++)); do
 			slot=$((slot + 1))
 			read -r l1 l5 _ </proc/loadavg
 			started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-			t0=$(date +%s.%N)
+			t0=$(date +%s%N)
 			run_one "$k" "$n"
-			t1=$(date +%s.%N)
+			t1=$(date +%s%N)
 			read -r l1a _ </proc/loadavg
 			case $k in
 			dbench) client=dbench-4.0 server=dbench-4.0 backend=tcp ;;
 			tcp-dbsrv) client=ours server=dbench-4.0 backend=tcp ;;
 			*) client=ours server=own backend=$k ;;
 			esac
-			wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+			wall=$(((t1 - t0 + 5000000) / 10000000))   # hundredths of a second
+			printf -v wall '%d.%02d' $((wall / 100)) $((wall % 100))
 			printf '%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' \
 				"$run" "$rep" "$n" "$slot" "$k" "$client" "$server" "$backend" "$r_status" \
 				"$r_mb" "$r_ops" "$r_exec" "$r_warm" "$wall" "$l1" "$l5" "$l1a" "$started" >>"$csv"

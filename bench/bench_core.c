@@ -150,18 +150,13 @@ static void parse_times(const struct settings *s)
 			if (s->csv)
 				fprintf(s->csv, "parse,%s,,%u,ms,%.3f,,,\n", s->parse_files[f], r + 1, ms[r]);
 		}
-		double lo = ms[0], hi = ms[0];
-		for (unsigned r = 1; r < s->parse_runs; r++) {
-			lo = ms[r] < lo ? ms[r] : lo;
-			hi = ms[r] > hi ? ms[r] : hi;
-		}
+		struct median_est m = stats_median_est(ms, s->parse_runs);   /* sorts ms */
 		if (!s->from_csv)
-			fprintf(stderr, "parse %s: median %.1f ms\n", s->parse_files[f],
-				median(ms, s->parse_runs));
+			fprintf(stderr, "parse %s: median %.1f ms\n", s->parse_files[f], m.median);
 		if (s->md)
 			fprintf(s->md, "| `%s` | %lld | %zu | %u | %.1f | %.1f | %.1f |\n",
 				s->parse_files[f], size, n_ops, s->parse_runs,
-				median(ms, s->parse_runs), lo, hi);
+				m.median, m.lowest, m.highest);
 	}
 	if (s->md)
 		fputc('\n', s->md);

@@ -1,5 +1,4 @@
 #!/bin/bash
-# shellcheck disable=SC2016  # awk programs are single-quoted on purpose
 # The drop-in promise, measured: the default `tbench N` (ours) against dbench
 # 4.0's `tbench N`, each with its own tbench_srv on loopback, and crossed (each
 # client against the other's server); paired by repetition and client count,
@@ -15,13 +14,19 @@
 # client count). Needs dbench 4.0 (Debian: apt-get install dbench), GNU time
 # and unshare; run it on an otherwise idle machine. --report runs nothing: it
 # joins earlier runs' CSVs (each one's reps numbered on after the last's;
-# their .noise beside them) into one table.
+# their .noise beside them) into one table. The figures come from
+# tbench-stats paired and substitute: TBENCH_STATS, else BUILD's first.
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
 # shellcheck source=scripts/lib/ns-server.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/ns-server.sh"
 ARGS=("$@")
+PROG=dropin.sh   # for common.sh's die
+# shellcheck source=scripts/lib/common.sh
+. "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
+# shellcheck source=bench/report-lib.sh
+. "$(dirname "$(readlink -f "$0")")/report-lib.sh"
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${BUILD:-$here}"
@@ -38,7 +43,7 @@ OUT="$here/results/bench-dropin"
 REPORT=""
 
 usage() {
-	sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -58,14 +63,21 @@ done
 # never beside the test suite or another benchmark; --report runs nothing
 [ -n "$REPORT" ] || tb_bench_lock bench/dropin.sh "${ARGS[@]}"
 
-# --report: the CSVs given as one, each one's reps after the last's.
+# --report: the CSVs given as one, each one's reps after the last's; the
+# rows of an older CSV (rep,clients,variant,mb_per_sec) padded to the header.
 join_runs() { # CSV...
-	local f last=0
+	local f line rep rest commas last=0 most
 	echo "rep,clients,variant,mb_per_sec,wall_s,user_s,sys_s,ops"
 	for f in "$@"; do
 		[ -r "$f" ] || { echo "dropin.sh: --report: cannot read $f" >&2; exit 2; }
-		awk -F, -v OFS=, -v off="$last" 'NR > 1 { $1 += off; print }' "$f"
-		last=$((last + $(awk -F, 'NR > 1 && $1 > m { m = $1 } END { print m + 0 }' "$f")))
+		most=0
+		while IFS= read -r line; do
+			rep=${line%%,*} rest=${line#*,} commas=${line//[!,]/}
+			while [ "${#commas}" -lt 7 ]; do rest+=, commas+=,; done
+			echo "$((rep + last)),$rest"
+			[ "$rep" -le "$most" ] || most=$rep
+		done < <(tail -n +2 "$f")
+		last=$((last + most))
 	done
 }
 
@@ -75,6 +87,8 @@ if [ -z "$REPORT" ]; then
 	done
 	unshare -n true 2>/dev/null || { echo "dropin.sh: needs root for unshare -n" >&2; exit 2; }
 fi
+
+bench_stats_find "$BUILD"   # before any run: the report needs it
 
 # Each variant: which server, which client.
 declare -A SERVER_OF=([ours]="$OURS_SRV" [dbench]="$DBENCH_SRV"
@@ -95,12 +109,19 @@ one_run() {
 		/usr/bin/time -f "%e %U %S" -o "$TMP/run.time" \
 		"$client" -t "$SECS" -c "$LOADFILE" "$n" 127.0.0.1 >"$TMP/run.out" 2>&1 || true
 	# The operation table: the Count column between its rule and Throughput.
-	awk -v times="$(tail -n 1 "$TMP/run.time")" '
-		/^ -----/ { table = 1; next }
-		/^Throughput/ { mb = $2; table = 0 }
-		table && $2 ~ /^[0-9]+$/ { ops += $2 }
-		END { split(times, t, " "); printf "%s,%s,%s,%s,%d\n", mb == "" ? "nan" : mb, t[1], t[2], t[3], ops }
-	' "$TMP/run.out"
+	local line count mb='' ops=0 table=0 times=()
+	while IFS= read -r line; do
+		case $line in
+		' -----'*) table=1; continue ;;
+		Throughput*) read -r _ mb _ <<<"$line"; table=0 ;;
+		esac
+		if [ "$table" = 1 ]; then
+			read -r _ count _ <<<"$line"
+			[[ ! $count =~ ^[0-9]+$ ]] || ops=$((ops + 10#$count))
+		fi
+	done <"$TMP/run.out"
+	read -r -a times < <(tail -n 1 "$TMP/run.time") || true
+	printf '%s,%s,%s,%s,%d\n' "${mb:-nan}" "${times[0]:-}" "${times[1]:-}" "${times[2]:-}" "$ops"
 }
 
 read -r -a client_counts <<<"$CLIENTS"
@@ -130,10 +151,82 @@ else
 	tb_noise_end "$OUT.noise"
 fi
 
+# ratio_cell RATIOS RANGES CLIENTS VARIANT: "median (lowest–highest, pairs)"
+# of a variant's paired ratios, or -.
+ratio_cell() {
+	local -n r3=$1 r2=$2
+	local k=$3,$4
+	if [ "${r3[$k,pairs]:-0}" -gt 0 ]; then
+		printf '%s (%s–%s, %s)' "${r3[$k,paired]}" "${r2[$k,paired_lowest]}" "${r2[$k,paired_highest]}" "${r3[$k,pairs]}"
+	else
+		printf -- -
+	fi
+}
+
+# The two tables of the report, from $OUT.csv.
+dropin_tables() {
+	local n csv="$OUT.csv" eu es
+	# shellcheck disable=SC2034  # rd3, rd2, ro3, ro2: read through ratio_cell's namerefs
+	local -A runs=() mb=() rd3=() rd2=() ro3=() ro2=() wall=() user=() user_p=() sys=() sys_p=() mach=() mach_p=()
+	local -a ok=(--keys clients --variant variant --positive mb_per_sec)
+	local -a per_op=(--per ops --per-scale "$((SECS + SECS / 5))/$SECS")
+	# a client's CPU: ours-on-dbench-srv is our client, dbench-on-ours-srv dbench's
+	local -a who=(--as ours-on-dbench-srv=ours --as dbench-on-ours-srv=dbench --base dbench)
+	bench_paired runs --keys clients --figure rep "$csv"   # every client count, even all failed
+	bench_paired mb "${ok[@]}" --decimals 1 "$csv"
+	bench_paired rd3 "${ok[@]}" --base dbench --decimals 3 "$csv"
+	bench_paired rd2 "${ok[@]}" --base dbench --decimals 2 "$csv"
+	bench_paired ro3 "${ok[@]}" --base dbench-on-ours-srv --decimals 3 "$csv"
+	bench_paired ro2 "${ok[@]}" --base dbench-on-ours-srv --decimals 2 "$csv"
+	bench_paired wall "${ok[@]}" --figure wall_s --decimals 1 "$csv"
+	ok=(--keys clients --variant variant --positive "mb_per_sec,ops")
+	bench_paired user "${ok[@]}" --figure user_s "${per_op[@]}" "${who[@]}" --decimals 2 "$csv"
+	bench_paired user_p "${ok[@]}" --figure user_s "${per_op[@]}" "${who[@]}" --precise "$csv"
+	bench_paired sys "${ok[@]}" --figure sys_s "${per_op[@]}" "${who[@]}" --decimals 2 "$csv"
+	bench_paired sys_p "${ok[@]}" --figure sys_s "${per_op[@]}" "${who[@]}" --precise "$csv"
+	# the machine: every CPU's time over the operations, dbench's runs alone
+	per_op=(--per ops --per-scale "$((SECS + SECS / 5))/$((SECS * $(nproc)))")
+	bench_paired mach "${ok[@]}" --figure wall_s "${per_op[@]}" --decimals 2 "$csv"
+	bench_paired mach_p "${ok[@]}" --figure wall_s "${per_op[@]}" --precise "$csv"
+
+	echo "| clients | dbench MB/s | ours MB/s | ours ÷ dbench, own servers | both on dbench's server | both on our server |"
+	echo "|---:|---:|---:|---:|---:|---:|"
+	for n in ${runs[points]}; do
+		echo "| $n | ${mb[$n,dbench,median]:--} | ${mb[$n,ours,median]:--} | $(ratio_cell rd3 rd2 "$n" ours) |" \
+			"$(ratio_cell rd3 rd2 "$n" ours-on-dbench-srv) | $(ratio_cell ro3 ro2 "$n" ours) |"
+	done
+	echo
+	echo "Ratios: median (lowest–highest, pairs). \"Both on X's server\": the two clients against the same server, so the ratio is the clients' alone."
+	echo
+	echo "| clients | dbench wall s | ours wall s | client user µs/op, dbench | ours | ours ÷ dbench | client system µs/op, dbench | ours | machine µs/op, dbench | ratio the user CPU explains | user + system |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for n in ${runs[points]}; do
+		# the MB/sec ratio that ours' client CPU in place of dbench's alone
+		# explains, were the CPUs the limit: tbench-stats substitute
+		eu=- es=-
+		if [ -n "${mach_p[$n,dbench,median]:-}" ] && [ -n "${user_p[$n,ours,median]:-}" ] &&
+			[ -n "${user_p[$n,dbench,median]:-}" ]; then
+			eu=$("$BENCH_STATS" substitute --total "${mach_p[$n,dbench,median]}" --decimals 3 \
+				--from "${user_p[$n,dbench,median]}" --to "${user_p[$n,ours,median]}")
+			if [ -n "${sys_p[$n,ours,median]:-}" ] && [ -n "${sys_p[$n,dbench,median]:-}" ]; then
+				es=$("$BENCH_STATS" substitute --total "${mach_p[$n,dbench,median]}" --decimals 3 \
+					--from "${user_p[$n,dbench,median]},${sys_p[$n,dbench,median]}" \
+					--to "${user_p[$n,ours,median]},${sys_p[$n,ours,median]}")
+			fi
+		fi
+		echo "| $n | ${wall[$n,dbench,median]:--} | ${wall[$n,ours,median]:--} | ${user[$n,dbench,median]:--} |" \
+			"${user[$n,ours,median]:--} | ${user[$n,ours,of_medians]:--} | ${sys[$n,dbench,median]:--} |" \
+			"${sys[$n,ours,median]:--} | ${mach[$n,dbench,median]:--} | ${eu:--} | ${es:--} |"
+	done
+	echo
+	echo "Client CPU per operation: GNU time's user and system seconds of the client's process tree over its operations (the execute phase's, scaled by 1.2 for the warm-up); machine µs/op: $(nproc) CPUs × wall time over the same operations. The last two columns: the MB/sec ratio that the difference in client CPU alone would give if the CPUs were the limit, machine / (machine − dbench's client CPU + ours)."
+}
+
 # Medians per client count: MB/sec, the paired ratios (same rep and client
-# count), wall time, and the client's CPU per operation. CPU covers the whole
-# run but the operation table only the execute phase; both tools warm up for
-# a fifth of -t, so the operations are scaled by (t + t/5) / t for both alike.
+# count), wall time, and the client's CPU per operation, all from
+# tbench-stats paired. CPU covers the whole run but the operation table
+# only the execute phase; both tools warm up for a fifth of -t, so the
+# operations are scaled by (t + t/5) / t for both alike.
 {
 	echo "# Drop-in: ours against dbench 4.0's tbench"
 	echo
@@ -155,52 +248,6 @@ fi
 		tb_noise_md "$OUT.noise"
 		echo
 	fi
-	awk -F, -v secs="$SECS" -v ncpu="$(nproc)" "$(cat "$here/bench/median.awk")"'
-		function ratios(a, b,    r, x, s) { s = ""
-			for (r in reps) { x = mb[r "," n "," b]; if (x > 0 && mb[r "," n "," a] > 0) s = s " " mb[r "," n "," a] / x }
-			return s }
-		function span(s,    a, k, i, lo, hi) { k = split(s, a, " "); if (!k) return ""
-			lo = hi = a[1]; for (i = 2; i <= k; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
-			return sprintf("%.2f–%.2f", lo, hi) }
-		function cell(s, fmt) { return s == "" ? "-" : sprintf(fmt, median(s)) }
-		function pair(s) { return s == "" ? "-" : sprintf("%.3f (%s, %d)", median(s), span(s), split(s, _t, " ")) }
-		NR > 1 {
-			k = $1 "," $2 "," $3; mb[k] = $4; reps[$1] = 1
-			if (!($2 in seen)) { seen[$2] = 1; ns[++nn] = $2 }
-			if ($4 + 0 <= 0) next
-			all[$2 "," $3] = all[$2 "," $3] " " $4; wall[$2 "," $3] = wall[$2 "," $3] " " $5
-			who = $3 ~ /^ours/ ? "ours" : "dbench"
-			if ($8 > 0) { ops = $8 * (secs + int(secs / 5)) / secs
-				user[$2 "," who] = user[$2 "," who] " " $6 * 1e6 / ops
-				sys[$2 "," who] = sys[$2 "," who] " " $7 * 1e6 / ops
-				if ($3 == "dbench") mach[$2] = mach[$2] " " ncpu * $5 * 1e6 / ops }
-		}
-		END {
-			for (x = 1; x <= nn; x++) for (y = x + 1; y <= nn; y++) if (ns[y] + 0 < ns[x] + 0) { t = ns[x]; ns[x] = ns[y]; ns[y] = t }
-			print "| clients | dbench MB/s | ours MB/s | ours ÷ dbench, own servers | both on dbench'"'"'s server | both on our server |"
-			print "|---:|---:|---:|---:|---:|---:|"
-			for (x = 1; x <= nn; x++) { n = ns[x]
-				printf "| %s | %s | %s | %s | %s | %s |\n", n, cell(all[n ",dbench"], "%.1f"), cell(all[n ",ours"], "%.1f"),
-					pair(ratios("ours", "dbench")), pair(ratios("ours-on-dbench-srv", "dbench")), pair(ratios("ours", "dbench-on-ours-srv")) }
-			print ""
-			print "Ratios: median (lowest–highest, pairs). \"Both on X'"'"'s server\": the two clients against the same server, so the ratio is the clients'"'"' alone."
-			print ""
-			print "| clients | dbench wall s | ours wall s | client user µs/op, dbench | ours | ours ÷ dbench | client system µs/op, dbench | ours | machine µs/op, dbench | ratio the user CPU explains | user + system |"
-			print "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-			for (x = 1; x <= nn; x++) { n = ns[x]; ud = user[n ",dbench"]; uo = user[n ",ours"]
-				sd = sys[n ",dbench"]; so = sys[n ",ours"]
-				r = (ud != "" && uo != "") ? sprintf("%.2f", median(uo) / median(ud)) : "-"
-				# The machine'"'"'s CPU time per operation (all CPUs x wall / ops)
-				# over what it would be with ours'"'"' client CPU in place of dbench'"'"'s:
-				# the MB/sec ratio that alone explains, were the CPUs the limit.
-				m = mach[n] == "" ? 0 : median(mach[n])
-				eu = (m > 0 && ud != "" && uo != "") ? sprintf("%.3f", m / (m - median(ud) + median(uo))) : "-"
-				es = "-"
-				if (eu != "-" && sd != "" && so != "") es = sprintf("%.3f", m / (m - median(ud) + median(uo) - median(sd) + median(so)))
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, cell(wall[n ",dbench"], "%.1f"), cell(wall[n ",ours"], "%.1f"),
-					cell(ud, "%.2f"), cell(uo, "%.2f"), r, cell(sd, "%.2f"), cell(so, "%.2f"), (m > 0 ? sprintf("%.2f", m) : "-"), eu, es }
-			print ""
-			print "Client CPU per operation: GNU time'"'"'s user and system seconds of the client'"'"'s process tree over its operations (the execute phase'"'"'s, scaled by 1.2 for the warm-up); machine µs/op: '"$(nproc)"' CPUs × wall time over the same operations. The last two columns: the MB/sec ratio that the difference in client CPU alone would give if the CPUs were the limit, machine / (machine − dbench'"'"'s client CPU + ours)."
-		}' "$OUT.csv"
+	dropin_tables
 } >"$OUT.md"
 cat "$OUT.md"

@@ -18,7 +18,9 @@
 # (dbench's client.txt, else ours), CLIENTS (1,2,8,32,64), REPS (5),
 # WARMUP (1), SECS (3), OUT (the source tree's results/), TABLE_ONLY (1: the
 # table again from the CSV, nothing measured), KEEP (a directory for each
-# run's tbench JSON and server log, as CLIENTS-REP-VARIANT.*).
+# run's tbench JSON and server log, as CLIENTS-REP-VARIANT.*), TBENCH_STATS
+# (the tbench-stats that computes the table; else the one here, in the
+# source tree or on PATH).
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
@@ -39,6 +41,8 @@ port=7003
 PROG=reconnect.sh   # for common.sh's die and usage_error
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
+# shellcheck source=bench/report-lib.sh
+. "$here/report-lib.sh"
 
 # In a new network namespace: a tbench_srv of its own, then one run of
 # VARIANT with N clients; prints "conn_per_sec cpu_us_per_conn switches_per_conn".
@@ -94,43 +98,39 @@ measure() {
 	done
 }
 
-# Per client count: medians of each variant, their ratio and the median
-# of the ratios of each rep's pair (run back to back, so under the same
-# load), the target; client CPU and switches per connection.
+# Per client count, from tbench-stats paired: medians of each variant,
+# the ratio of the medians and the median of the ratios of each rep's pair
+# (run back to back, so under the same load), the target; client CPU and
+# switches per connection (runs with cost figures: -1, or 0 in CSVs before
+# that, is none); the load's range. A rate of -1: a failed run.
 table() {
+	local c
+	local -A rate=() ratio=() cpu=() sw=() load=()
+	local -a runs=(--keys clients --pair-by rep --variant variant)
+	bench_paired rate "${runs[@]}" --figure conn_per_sec --positive conn_per_sec --decimals 0 "$csv"
+	bench_paired ratio "${runs[@]}" --figure conn_per_sec --positive conn_per_sec --base bare \
+		--target 0.95 --decimals 3 "$csv"
+	bench_paired cpu "${runs[@]}" --figure client_cpu_us_per_conn \
+		--positive conn_per_sec,client_cpu_us_per_conn --decimals 1 "$csv"
+	bench_paired sw "${runs[@]}" --figure client_switches_per_conn \
+		--positive conn_per_sec,client_cpu_us_per_conn --decimals 2 "$csv"
+	bench_paired load --keys clients --figure load1 --positive conn_per_sec --decimals 2 "$csv"
 	printf '| clients | bare conn/s | tbench conn/s | tbench/bare | tbench/bare, pairs | target 0.95 | client CPU µs/conn bare, tbench | client switches/conn bare, tbench | load avg (1 min) |\n'
 	printf '|---:|---:|---:|---:|---:|:--|---:|---:|---:|\n'
-	awk -F, "$(cat "$here/median.awk")"'
-		NR > 1 && $4 > 0 {
-			k = $1 "," $3
-			rate[k] = rate[k] " " $4
-			# No cost figures (-1; 0 in CSVs before that): not a figure.
-			if ($5 > 0) { cpu[k] = cpu[k] " " $5; sw[k] = sw[k] " " $6 }
-			pair[$1 "," $2 "," $3] = $4
-			seen[$1] = 1
-			if (!($1 in lo) || $7 < lo[$1]) lo[$1] = $7
-			if (!($1 in hi) || $7 > hi[$1]) hi[$1] = $7
-		}
-		END {
-			for (k in pair) {
-				split(k, f, ",")
-				if (f[3] == "tbench" && (f[1] "," f[2] ",bare") in pair)
-					ratios[f[1]] = ratios[f[1]] " " pair[k] / pair[f[1] "," f[2] ",bare"]
-			}
-			for (c = 1; c <= 4096; c++) if (c in seen) {
-				b = median(rate[c ",bare"]); t = median(rate[c ",tbench"]); r = median(ratios[c])
-				printf "| %d | %.0f | %.0f | %.3f | %.3f | %s | %.1f, %.1f | %.2f, %.2f | %.2f-%.2f |\n",
-					c, b, t, t / b, r, ((r >= 0.95) ? "met" : "missed"),
-					median(cpu[c ",bare"]), median(cpu[c ",tbench"]),
-					median(sw[c ",bare"]), median(sw[c ",tbench"]), lo[c], hi[c]
-			}
-		}' "$csv"
+	for c in ${rate[points]}; do
+		printf '| %s | %s | %s | %s | %s | %s | %s, %s | %s, %s | %s-%s |\n' "$c" \
+			"${rate[$c,bare,median]}" "${rate[$c,tbench,median]}" \
+			"${ratio[$c,tbench,of_medians]}" "${ratio[$c,tbench,paired]}" "${ratio[$c,tbench,paired_target]}" \
+			"${cpu[$c,bare,median]:-–}" "${cpu[$c,tbench,median]:-–}" \
+			"${sw[$c,bare,median]:-–}" "${sw[$c,tbench,median]:-–}" "${load[$c,lowest]}" "${load[$c,highest]}"
+	done
 }
 
 if [[ ${1:-} == --in-netns ]]; then
 	in_netns "$2" "$3" "$4"
 	exit
 fi
+bench_stats_find "$PWD"   # before any run: the table needs it
 if [[ ${TABLE_ONLY:-0} != 1 ]]; then
 	[[ $(id -u) -eq 0 ]] || die "needs root: every run is in a network namespace of its own (unshare -n)"
 	[[ -x ./tbench && -x ./tbench_srv ]] || die "./tbench or ./tbench_srv missing: run make here"

@@ -11,6 +11,8 @@ command_line="bench/$prog $*"
 PROG=$prog   # for common.sh's die and usage_error
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
+# shellcheck source=bench/report-lib.sh
+. "$(dirname "$(readlink -f "$0")")/report-lib.sh"
 
 clients=1,10,100,1000,2000,5000,10000
 backends=nop,pipe
@@ -137,7 +139,7 @@ report() {
 		printf '# Scaling: tbench from %s to %s clients\n\n' "${client_list[0]}" "${client_list[-1]}"
 		# shellcheck disable=SC2016  # the backticks are Markdown
 		printf 'On %s (%s CPUs, %s GiB, Linux %s), %s; in the build directory, under the quiet-machine lock: `%s`. One run a cell, %s s after %s s of warm-up; loadfile %s.\n\n' \
-			"$(uname -n)" "$(nproc)" "$(awk '/^MemTotal:/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)" \
+			"$(uname -n)" "$(nproc)" "$(bench_ram_gib 0)" \
 			"$(uname -r)" "$(date -u -r "$csv" '+%Y-%m-%d %H:%M UTC')" "$command_line" "$secs" "$warmup" "$loadfile"
 		tb_noise_md "$out.noise" 2>/dev/null || true
 		printf '\n| backend | model | clients | exit | set-up s | wall s | MB/s | client CPU µs/op | memory KiB/client | error |\n'

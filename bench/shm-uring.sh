@@ -13,7 +13,9 @@
 # quiet-machine lock (scripts/lib/quiet.sh). Environment: LOADFILE (dbench's
 # client.txt, else ours), CLIENTS (1,2,8,32), REPS (5), WARMUP (1), SECS (3),
 # OUT (the source tree's results/), TABLE_ONLY (1: the tables again from the
-# CSV, nothing measured), URING (tbench's --uring LIST for the uring runs).
+# CSV, nothing measured), URING (tbench's --uring LIST for the uring runs),
+# TBENCH_STATS (the tbench-stats that computes the tables; else the one
+# here, in the source tree or on PATH).
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
@@ -34,6 +36,8 @@ csv=$out/bench-$name.csv
 PROG=shm-uring.sh   # for common.sh's die and usage_error
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
+# shellcheck source=bench/report-lib.sh
+. "$here/report-lib.sh"
 
 # CSV rows clients,rep,variant,value: bench_shm's ops/s or tbench's MB/s.
 measure_shm() {
@@ -62,31 +66,21 @@ measure_uring() {
 	done
 }
 
-# The table: per client count the medians of BASE and OTHER, and OTHER/BASE.
+# The table: per client count the medians of BASE and OTHER, and OTHER/BASE
+# (of the medians), from tbench-stats paired; a run of -1 failed.
 table() {
-	local base=$1 other=$2 unit=$3 target=$4
+	local base=$1 other=$2 unit=$3 target=$4 c
+	local -A med=() ratio=()
+	local -a paired=(--keys clients --variant variant --figure value --positive value --base "$base")
+	bench_paired med "${paired[@]}" --decimals 1 "$csv"
+	bench_paired ratio "${paired[@]}" --decimals 3 ${target:+--target "$target"} "$csv"
 	printf '| clients | %s %s (median) | %s %s (median) | %s/%s |%s\n' \
 		"$base" "$unit" "$other" "$unit" "$other" "$base" "${target:+ target $target |}"
 	printf '|---:|---:|---:|---:|%s\n' "${target:+:--|}"
-	awk -F, -v base="$base" -v other="$other" -v target="$target" '
-		function median(s,   a, n, i, j, t) {
-			n = split(s, a, " ")
-			for (i = 2; i <= n; i++) {
-				t = a[i] + 0
-				for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-				a[j + 1] = t
-			}
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
-		NR > 1 && $4 > 0 { v[$1 "," $3] = v[$1 "," $3] " " $4; seen[$1] = 1 }
-		END {
-			for (c = 1; c <= 4096; c++) if (c in seen) {
-				b = median(v[c "," base]); o = median(v[c "," other])
-				printf "| %d | %.1f | %.1f | %.3f |", c, b, o, o / b
-				if (target != "") printf " %s |", ((o / b >= target) ? "met" : "missed")
-				printf "\n"
-			}
-		}' "$csv"
+	for c in ${med[points]}; do
+		printf '| %s | %s | %s | %s |%s\n' "$c" "${med[$c,$base,median]}" "${med[$c,$other,median]}" \
+			"${ratio[$c,$other,of_medians]}" "${target:+ ${ratio[$c,$other,of_medians_target]} |}"
+	done
 }
 
 case $name in
@@ -95,6 +89,7 @@ uring) what="tbench -b uring against -b tcp, processes, each with servers of its
 *) echo "usage: shm-uring.sh shm|uring (see the comment at its top)" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
+bench_stats_find "$PWD"   # before any run: the tables need it
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 if [[ ${TABLE_ONLY:-0} == 1 ]]; then
 	[[ -r $csv ]] || die "TABLE_ONLY: $csv is missing"

@@ -26,6 +26,8 @@ PROG=$prog   # for common.sh's die and usage_error
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=$(dirname "$here")
+# shellcheck source=bench/report-lib.sh
+. "$here/report-lib.sh"
 
 backends=
 clients=1
@@ -88,6 +90,8 @@ Options:
 
 The environment reaches tbench: TBENCH_ZEROCOPY_THRESHOLD=1 makes tcp-zc
 send every request but the set-up with MSG_ZEROCOPY.
+Every figure of the report is tbench-stats paired's (man tbench-stats), the
+one beside --tbench first; TBENCH_STATS names another. --report-only too.
 
 Figures per run (from --json): MB/s and operations/s of the execute phase,
 CPU µs per operation of clients and servers together, system calls and
@@ -180,93 +184,102 @@ for n in "${client_list[@]}" "${size_list[@]}"; do
 	if ! is_uint "$n" || ((n < 1)); then usage_error "--clients and --sizes: whole numbers >= 1, not '$n'"; fi
 done
 ((${#size_list[@]} == 0 || ${#client_list[@]} == 1)) || usage_error "--sizes takes one client count"
+# sources "syscalls=BY switches=BY servers=measured|none" (a run's sources
+# column): how its system calls and switches were counted, in words.
+sources() {
+	local kv
+	local -A by=()
+	for kv in $1; do by[${kv%%=*}]=${kv#*=}; done
+	if [[ ${by[syscalls]:-n/a} == n/a ]]; then
+		printf 'system calls not counted (versus.sh --perf counts them)'
+	else
+		printf 'system calls counted by %s (raw_syscalls:sys_enter)' "${by[syscalls]}"
+	fi
+	if [[ ${by[switches]:-n/a} == n/a ]]; then printf '; context switches not counted'
+	else printf '; context switches counted by %s' "${by[switches]}"; fi
+	if [[ ${by[servers]:-} == measured ]]; then printf '; servers included\n'
+	else printf '; no server task of tbench: an external server is in neither figure, nor in CPU µs/op\n'; fi
+}
+
+# cell_columns CLIENTS,SIZE: a table row's first two cells.
+cell_columns() {
+	local clients=${1%,*} size=${1#*,}
+	((size > 0)) || size="loadfile mix"
+	printf '| %s | %s |' "$clients" "$size"
+}
+
+# The tables, every figure from tbench-stats paired: per cell (clients,
+# size) and entry the medians over reps of the ok runs, the medians of the
+# ratios paired by rep with the base; the text columns (counters, sources)
+# as the last ok run of each left them.
 report_tables() {
-	awk -F, -v backends="$backends" "$(cat "$here/median.awk")"'
-	function add(k, v) { acc[k] = (k in acc) ? acc[k] " " v : v }
-	function fmt(v, f) { return v == "" ? "–" : sprintf(f, v) }
-	# "syscalls=BY switches=BY servers=measured|none" (the last run) in words.
-	function sources(s,    kv, n, i, p, by) {
-		n = split(s, kv, " ")
-		for (i = 1; i <= n; i++) { split(kv[i], p, "="); by[p[1]] = p[2] }
-		return "system calls " (by["syscalls"] == "n/a" ? "not counted (versus.sh --perf counts them)" : \
-			"counted by " by["syscalls"] " (raw_syscalls:sys_enter)") \
-			"; context switches " (by["switches"] == "n/a" ? "not counted" : "counted by " by["switches"]) \
-			(by["servers"] == "measured" ? "; servers included" : \
-			"; no server task of tbench: an external server is in neither figure, nor in CPU µs/op")
-	}
-	NR == 1 { next }
-	$5 != "ok" { failed[$2 " " $3 " " $4]++; next }
-	{
-		cell = $2 " " $3
-		if (!(cell in seen)) { seen[cell] = 1; cl[++ncl] = cell }
-		mb[$1, cell, $4] = $6; cpu[$1, cell, $4] = $8; reps[$1] = 1
-		add("mb " cell " " $4, $6); add("cpu " cell " " $4, $8); add("load " cell, $10)
-		counters[cell " " $4] = $9
-		if ($11 != "") add("sys " cell " " $4, $11)
-		if ($12 != "") add("cs " cell " " $4, $12)
-		if ($13 != "") src[$4] = $13
-	}
-	END {
-		nb = split(backends, b, ",")
-		for (i = 2; i <= ncl; i++) {
-			t = cl[i]; split(t, tk, " ")
-			for (j = i - 1; j >= 1; j--) {
-				split(cl[j], jk, " ")
-				if (jk[1] + 0 < tk[1] + 0 || (jk[1] + 0 == tk[1] + 0 && jk[2] + 0 <= tk[2] + 0)) break
-				cl[j + 1] = cl[j]
-			}
-			cl[j + 1] = t
-		}
-		for (ci = 1; ci <= ncl; ci++) for (r in reps) for (i = 2; i <= nb; i++) {
-			c = cl[ci]
-			if ((r, c, b[1]) in mb && (r, c, b[i]) in mb && mb[r, c, b[1]] > 0)
-				add("ratio " c " " b[i], mb[r, c, b[i]] / mb[r, c, b[1]])
-			if ((r, c, b[1]) in cpu && (r, c, b[i]) in cpu && cpu[r, c, b[1]] > 0)
-				add("cpuratio " c " " b[i], cpu[r, c, b[i]] / cpu[r, c, b[1]])
-		}
-		line = "| clients | request body |"; sep = "|---:|---:|"
-		for (i = 1; i <= nb; i++) { line = line " " b[i] " MB/s |"; sep = sep "---:|" }
-		for (i = 2; i <= nb; i++) { line = line " **" b[i] "/" b[1] "** |"; sep = sep "---:|" }
-		for (i = 1; i <= nb; i++) { line = line " " b[i] " CPU µs/op |"; sep = sep "---:|" }
-		for (i = 2; i <= nb; i++) { line = line " CPU " b[i] "/" b[1] " |"; sep = sep "---:|" }
-		print line " load1 |"; print sep "---:|"
-		for (ci = 1; ci <= ncl; ci++) {
-			c = cl[ci]; split(c, ck, " ")
-			line = "| " ck[1] " | " (ck[2] > 0 ? ck[2] : "loadfile mix") " |"
-			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["mb " c " " b[i]]), "%.1f") " |"
-			for (i = 2; i <= nb; i++) line = line " **" fmt(median(acc["ratio " c " " b[i]]), "%.3f") "** |"
-			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["cpu " c " " b[i]]), "%.2f") " |"
-			for (i = 2; i <= nb; i++) line = line " " fmt(median(acc["cpuratio " c " " b[i]]), "%.3f") " |"
-			print line " " fmt(median(acc["load " c]), "%.2f") " |"
-		}
-		print ""
-		print "System calls and context switches per operation, medians over reps (how each was counted: below):"
-		print ""
-		line = "| clients | request body |"; sep = "|---:|---:|"
-		for (i = 1; i <= nb; i++) { line = line " " b[i] " syscalls/op |"; sep = sep "---:|" }
-		for (i = 1; i <= nb; i++) { line = line " " b[i] " switches/op |"; sep = sep "---:|" }
-		print line; print sep
-		for (ci = 1; ci <= ncl; ci++) {
-			c = cl[ci]; split(c, ck, " ")
-			line = "| " ck[1] " | " (ck[2] > 0 ? ck[2] : "loadfile mix") " |"
-			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["sys " c " " b[i]]), "%.2f") " |"
-			for (i = 1; i <= nb; i++) line = line " " fmt(median(acc["cs " c " " b[i]]), "%.2f") " |"
-			print line
-		}
-		print ""
-		for (i = 1; i <= nb; i++) if (b[i] in src) print "- " b[i] ": " sources(src[b[i]])
-		print ""
-		print "Counters of the last run of each cell (the backend'"'"'s own, whole run):"
-		print ""
-		for (ci = 1; ci <= ncl; ci++) for (i = 1; i <= nb; i++)
-			if (counters[cl[ci] " " b[i]] != "") {
-				split(cl[ci], ck, " ")
-				printf "- %s clients, %s, %s: %s\n", ck[1], (ck[2] > 0 ? ck[2] " bytes" : "loadfile mix"),
-					b[i], counters[cl[ci] " " b[i]]
-			}
-		print ""
-		for (f in failed) printf "- failed runs, left out above: %s (%d)\n", f, failed[f]
-	}' "$out.csv"
+	local c b clients size body line sep csv=$out.csv col
+	local -a ok=(--where status=ok --keys "clients,size" --pair-by rep) others=("${backend_list[@]:1}")
+	local -A mb=() ratio=() cpu=() cpuratio=() load=() sys=() cs=() failed=() counters=() src=()
+	local base=${backend_list[0]}
+	bench_paired mb "${ok[@]}" --variant backend --decimals 1 "$csv"
+	bench_paired ratio "${ok[@]}" --variant backend --base "$base" --decimals 3 "$csv"
+	bench_paired cpu "${ok[@]}" --variant backend --figure cpu_us_per_op --decimals 2 "$csv"
+	bench_paired cpuratio "${ok[@]}" --variant backend --figure cpu_us_per_op --base "$base" --decimals 3 "$csv"
+	bench_paired load "${ok[@]}" --figure load1 --decimals 2 "$csv"
+	# CSVs of versus.sh before --perf have no syscalls, switches or sources columns
+	col=$(head -n 1 "$csv")
+	if [[ ,$col, == *,syscalls_per_op,* ]]; then
+		bench_paired sys "${ok[@]}" --variant backend --figure syscalls_per_op --decimals 2 "$csv"
+		bench_paired cs "${ok[@]}" --variant backend --figure switches_per_op --decimals 2 "$csv"
+		while IFS=$'\t' read -r b line; do
+			[[ -z $line ]] || src[$b]=$line
+		done < <("$BENCH_STATS" select --where status=ok --columns backend,sources --tsv "$csv")
+	fi
+	bench_paired failed --where status=fail --keys clients,size --variant backend --figure rep "$csv"
+	while IFS=$'\t' read -r clients size b line; do
+		counters[$clients,$size,$b]=$line
+	done < <("$BENCH_STATS" select --where status=ok --columns clients,size,backend,counters --tsv "$csv")
+
+	line="| clients | request body |" sep="|---:|---:|"
+	for b in "${backend_list[@]}"; do line+=" $b MB/s |" sep+="---:|"; done
+	for b in "${others[@]}"; do line+=" **$b/$base** |" sep+="---:|"; done
+	for b in "${backend_list[@]}"; do line+=" $b CPU µs/op |" sep+="---:|"; done
+	for b in "${others[@]}"; do line+=" CPU $b/$base |" sep+="---:|"; done
+	printf '%s load1 |\n%s---:|\n' "$line" "$sep"
+	for c in ${mb[points]}; do
+		line=$(cell_columns "$c")
+		for b in "${backend_list[@]}"; do line+=" ${mb[$c,$b,median]:-–} |"; done
+		for b in "${others[@]}"; do line+=" **${ratio[$c,$b,paired]:-–}** |"; done
+		for b in "${backend_list[@]}"; do line+=" ${cpu[$c,$b,median]:-–} |"; done
+		for b in "${others[@]}"; do line+=" ${cpuratio[$c,$b,paired]:-–} |"; done
+		printf '%s %s |\n' "$line" "${load[$c,median]:-–}"
+	done
+	printf '\nSystem calls and context switches per operation, medians over reps (how each was counted: below):\n\n'
+	line="| clients | request body |" sep="|---:|---:|"
+	for b in "${backend_list[@]}"; do line+=" $b syscalls/op |" sep+="---:|"; done
+	for b in "${backend_list[@]}"; do line+=" $b switches/op |" sep+="---:|"; done
+	printf '%s\n%s\n' "$line" "$sep"
+	for c in ${mb[points]}; do
+		line=$(cell_columns "$c")
+		for b in "${backend_list[@]}"; do line+=" ${sys[$c,$b,median]:-–} |"; done
+		for b in "${backend_list[@]}"; do line+=" ${cs[$c,$b,median]:-–} |"; done
+		printf '%s\n' "$line"
+	done
+	printf '\n'
+	for b in "${backend_list[@]}"; do
+		[[ -z ${src[$b]:-} ]] || printf -- '- %s: %s' "$b" "$(sources "${src[$b]}")"$'\n'
+	done
+	printf '\nCounters of the last run of each cell (the backend'"'"'s own, whole run):\n\n'
+	for c in ${mb[points]}; do
+		IFS=, read -r clients size <<<"$c"
+		body="loadfile mix"
+		((size == 0)) || body="$size bytes"
+		for b in "${backend_list[@]}"; do
+			[[ -z ${counters[$c,$b]:-} ]] || printf -- '- %s clients, %s, %s: %s\n' "$clients" "$body" "$b" "${counters[$c,$b]}"
+		done
+	done
+	printf '\n'
+	for c in ${failed[points]}; do
+		for b in "${backend_list[@]}"; do
+			[[ -z ${failed[$c,$b,n]:-} ]] || printf -- '- failed runs, left out above: %s %s (%s)\n' "${c/,/ }" "$b" "${failed[$c,$b,n]}"
+		done
+	done
 }
 
 write_report() {
@@ -303,6 +316,7 @@ resolve_server() {
 	srv_of[$name]=${words[*]}
 }
 
+bench_stats_find "$(dirname "$tbench")"   # before any run: the report needs it
 if ((report_only)); then
 	[[ -r $out.csv && -r $out.csv.meta ]] || die "$out.csv or $out.csv.meta: no such file"
 	write_report
@@ -386,7 +400,7 @@ run_one() {
 {
 	printf 'machine: %s, %s CPUs online, %s, %s\n' \
 		"$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$(nproc)" "$(uname -sr)" \
-		"$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+		"$(bench_ram_gib 1) GiB RAM"
 	printf 'date: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	printf 'command: `%sbench/versus.sh --backends %s%s%s%s --clients %s%s --reps %s --secs %s --warmup %s --seed %s`\n' \
 		"${TBENCH_ZEROCOPY_THRESHOLD:+TBENCH_ZEROCOPY_THRESHOLD=$TBENCH_ZEROCOPY_THRESHOLD }" "$backends" \

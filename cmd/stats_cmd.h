@@ -3,7 +3,8 @@
  * reading a results directory, runs.csv or summary.csv as a table or a
  * summary. One file per family of subcommands: stats_summary_cmd.c
  * (summarize, cost, decompose), stats_compare_cmd.c (compare),
- * stats_row_cmd.c (row, select, proc-cpu), stats_merge_cmd.c (merge);
+ * stats_row_cmd.c (row, select, proc-cpu), stats_merge_cmd.c (merge),
+ * stats_paired_cmd.c (paired, substitute);
  * tbench_stats.c is the main. */
 #ifndef TBENCH_STATS_CMD_H
 #define TBENCH_STATS_CMD_H
@@ -66,5 +67,7 @@ void cmd_row(int argc, char **argv);
 void cmd_select(int argc, char **argv);
 void cmd_proc_cpu(int argc, char **argv);
 void cmd_merge(int argc, char **argv);
+void cmd_paired(int argc, char **argv);
+void cmd_substitute(int argc, char **argv);
 
 #endif

@@ -5,7 +5,8 @@
  * which reads its command line and prints. The work is in src/: table.c
  * (CSV), json.c and schema.c (the --json document), stats_row.c (the
  * columns of runs.csv), stats_summary.c (points, comparisons, costs),
- * stats_merge.c and stats.c. */
+ * stats_merge.c, stats_paired.c (the benchmarks' medians and pairs) and
+ * stats.c. */
 #include "config.h"
 #include "stats_cmd.h"
 #include "version.h"
@@ -38,6 +39,12 @@ static void usage(FILE *f)
 		"       tbench-stats select [--where NAME=VALUE]... [--columns C,..] [--tsv] FILE.csv\n"
 		"       tbench-stats proc-cpu PID\n"
 		"       tbench-stats merge [--names H1,H2,..] A.json B.json ...\n"
+		"       tbench-stats paired [--figure F] [--keys K,..] [--variant COL\n"
+		"                        [--as V=NAME]... [--base NAME [--ratio | --cost]\n"
+		"                        [--pair-by COL] [--target T]]] [--where NAME=VALUE]...\n"
+		"                        [--positive C,..] [--per COL [--per-scale X|N/D]]\n"
+		"                        [--decimals N | --precise] FILE.csv\n"
+		"       tbench-stats substitute --total T --from A,.. --to B,.. [--decimals N]\n"
 		"\n"
 		"summarize  one row per point (rows of RUNS.csv with equal key columns): n runs\n"
 		"           with status 'ok', n_failed, n_disturbed (ok runs left out: their\n"
@@ -121,6 +128,20 @@ static void usage(FILE *f)
 		"merge      one --json document of the runs that several client hosts made at\n"
 		"           once: MB/sec, operations, bytes, CPU summed; latency from the sum of\n"
 		"           their histograms; each host's figures under \"hosts\".\n"
+		"paired     the statistics of the benchmarks under bench/: per point (--keys,\n"
+		"           default clients) and variant (the values of --variant's column) the\n"
+		"           runs' median of the figure (default mb_per_sec) and its distribution-\n"
+		"           free interval, lowest to highest, of confidence 1 - 2^(1-n); with\n"
+		"           --base, per pair of runs of a variant and the base (equal --pair-by,\n"
+		"           default rep) the ratio (or --cost: 1e6/v - 1e6/base, the us per\n"
+		"           operation of rates) and the median and interval of those, and the\n"
+		"           same of the two medians (of_medians); --target T: met when >= T.\n"
+		"           A run counts when it matches every --where, has a number > 0 in every\n"
+		"           --positive column and a number as its figure; --per: the figure x 1e6\n"
+		"           / (COL x --per-scale); --as: variant V counts as NAME. --decimals:\n"
+		"           numbers with N decimals (else %%.6g); --precise: all of a double's.\n"
+		"substitute the ratio of rates that replacing parts A of a time per operation T\n"
+		"           by B alone would give: T / (T - sum A + sum B).\n"
 		"\n"
 		"Defaults: --metric mb_per_sec; --keys " DEFAULT_KEYS_TEXT ".\n"
 		"A runs.csv or summary.csv older than the knob columns is read with its\n"
@@ -143,6 +164,8 @@ static const struct {
 	{ "select", cmd_select },
 	{ "proc-cpu", cmd_proc_cpu },
 	{ "merge", cmd_merge },
+	{ "paired", cmd_paired },
+	{ "substitute", cmd_substitute },
 };
 
 int main(int argc, char **argv)

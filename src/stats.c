@@ -284,3 +284,25 @@ double stats_median(double *x, size_t n)
 	qsort(x, n, sizeof(*x), cmp_double);
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
+
+struct median_est stats_median_est(double *x, size_t n)
+{
+	struct median_est m = { n, NAN, NAN, NAN, 0 };
+
+	if (n == 0)
+		return m;
+	m.median = stats_median(x, n);
+	m.lowest = x[0];
+	m.highest = x[n - 1];
+	m.confidence = 1 - ldexp(1, 1 - (int)n);
+	return m;
+}
+
+double stats_substitute(double total, const double *from, const double *to, size_t n)
+{
+	double t = total;
+
+	for (size_t i = 0; i < n; i++)
+		t += to[i] - from[i];
+	return t > 0 ? total / t : NAN;
+}

@@ -1,8 +1,9 @@
 #!/bin/bash
-# tbench-stats summarize/compare/cost and scripts/tbench-compare on small
-# hand-made CSVs (tests/data/compare_*.csv, layers.csv) whose answers are worked out in
-# their comments; tbench-stats row, select and proc-cpu on the sample runs
-# of tests/data (their rows worked out in tests/data/rows.csv).
+# tbench-stats summarize/compare/cost/paired, scripts/tbench-compare and
+# bench/report-lib.sh on small hand-made CSVs (tests/data/compare_*.csv,
+# layers.csv, paired.csv) whose answers are worked out in their comments;
+# tbench-stats row, select and proc-cpu on the sample runs of tests/data
+# (their rows worked out in tests/data/rows.csv).
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
 set -euo pipefail
@@ -295,11 +296,56 @@ rows_cli() {
 	expect_exit 1 "output to a full device" sh -c '"$1" summarize "$2" >/dev/full' sh "$STATS" "$A"
 }
 
+# The medians and pairs of tests/data/paired.csv, worked out in its comments.
+paired() {
+	local P="$SRCDIR/tests/data/paired.csv" o="$TL_TMP/out"
+	expect_exit 0 "paired" "$STATS" paired --variant contender --base tcp --where status=ok \
+		--decimals 3 --target 1.6 "$P"
+	check "paired header" grep -qx 'clients,contender,n,median,lowest,highest,confidence_pct,pairs,paired,paired_lowest,paired_highest,paired_confidence_pct,of_medians,paired_target,of_medians_target' "$o"
+	check "paired: the base, no pairs" grep -qx '1,tcp,3,150.000,100.000,200.000,75,,,,,,,,' "$o"
+	check "paired: pipe / tcp" grep -qx '1,pipe,3,300.000,150.000,300.000,75,3,1.500,1.500,2.000,75,2.000,missed,met' "$o"
+	check "paired: a failed base run pairs with nothing" grep -qx '2,pipe,2,450.000,400.000,500.000,50,1,2.000,2.000,2.000,0,2.250,met,met' "$o"
+	expect_exit 0 "paired --cost" "$STATS" paired --variant contender --base tcp --cost --where status=ok "$P"
+	check_near "pipe's cost per operation" "$(field "$o" 1,pipe paired)" -3333.33 1e-2
+	expect_exit 0 "paired, no variant" "$STATS" paired --where status=ok --decimals 1 "$P"
+	check "paired: every run of a point" grep -qx '1,6,175.0,100.0,300.0,97' "$o"
+	expect_exit 0 "paired --precise" "$STATS" paired --variant contender --base tcp --where status=ok --precise "$P"
+	check_near "pipe / tcp of the medians, --precise" "$(field "$o" 1,pipe of_medians)" 2 0
+	# 10 µs an operation, parts of 3 and 2 of it become 1 and 1: 10 / 7
+	expect_exit 0 "substitute" "$STATS" substitute --total 10 --from 3,2 --to 1,1 --decimals 4
+	[ "$(cat "$o")" = 1.4286 ] && ok "substitute: 10 / (10 - 5 + 2)" || not_ok "substitute: $(cat "$o")"
+	expect_exit 2 "substitute: parts unmatched" "$STATS" substitute --total 10 --from 3,2 --to 1
+	expect_exit 2 "paired: --base without --variant" "$STATS" paired --base tcp "$P"
+	expect_exit 2 "paired: no such figure" "$STATS" paired --figure mbps "$P"
+	grep -q "no column 'mbps'" "$TL_TMP/err" && ok "names the column" || not_ok "$(cat "$TL_TMP/err")"
+}
+
+# bench/report-lib.sh, through which the benchmarks read tbench-stats paired,
+# on the same CSV.
+report_lib() {
+	local -A m=() p=()
+	# shellcheck source=bench/report-lib.sh
+	. "$SRCDIR/bench/report-lib.sh"
+	BENCH_STATS="$STATS"
+	bench_paired m --variant contender --base tcp --where status=ok --decimals 3 "$SRCDIR/tests/data/paired.csv"
+	[ "${m[points]}" = "1 2" ] && ok "bench_paired: the points in order" || not_ok "points '${m[points]}'"
+	[ "${m[1,pipe,paired]}:${m[2,pipe,pairs]}:${m[2,tcp,n]}:${m[1,tcp,paired]:-}" = "1.500:1:1:" ] &&
+		ok "bench_paired: a cell by point, variant and column" ||
+		not_ok "bench_paired: ${m[1,pipe,paired]}:${m[2,pipe,pairs]}:${m[2,tcp,n]}:${m[1,tcp,paired]:-}"
+	bench_paired p --where status=ok --decimals 1 "$SRCDIR/tests/data/paired.csv"
+	[ "${p[points]}:${p[1,median]}" = "1 2:175.0" ] && ok "bench_paired: no variant" ||
+		not_ok "bench_paired without a variant: ${p[points]}:${p[1,median]}"
+	[[ $(bench_ram_gib 1) =~ ^[0-9]+\.[0-9]$ ]] && ok "bench_ram_gib 1: $(bench_ram_gib 1)" ||
+		not_ok "bench_ram_gib 1: '$(bench_ram_gib 1)'"
+}
+
 summarize
 compare_csv
 compare_table
 cost
 decompose
 equivalence
+paired
+report_lib
 rows_cli
 tl_done

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "json.h"
 #include "stats.h"
+#include "stats_paired.h"
 #include "stats_proc.h"
 #include "stats_model.h"
 #include "stats_row.h"
@@ -1244,6 +1245,148 @@ static void equivalence_margins(void)
 	CHECK(strstr(err.msg, "want a margin above 0") != NULL);
 }
 
+static void median_intervals(void)
+{
+	double x[] = { 5, 1, 3 }, y[] = { 9, 2, 7, 4, 6 };
+	struct median_est m = stats_median_est(x, 3);
+	CHECK_EQ_U(m.n, 3);
+	CHECK_NEAR(m.median, 3, 0);
+	CHECK_NEAR(m.lowest, 1, 0);
+	CHECK_NEAR(m.highest, 5, 0);
+	CHECK_NEAR(m.confidence, 0.75, 1e-15);      /* 1 - 2^(1-3) */
+	m = stats_median_est(y, 5);
+	CHECK_NEAR(m.median, 6, 0);
+	CHECK_NEAR(m.confidence, 0.9375, 1e-15);    /* 1 - 2^-4: the 94% of 5 pairs */
+	m = stats_median_est(y, 1);
+	CHECK_NEAR(m.confidence, 0, 0);             /* one value covers nothing for sure */
+	m = stats_median_est(NULL, 0);
+	CHECK(m.n == 0 && isnan(m.median) && isnan(m.lowest) && m.confidence == 0);
+
+	/* 10 µs an operation, of which parts of 3 and 2 become 1 and 1: 7 µs, 10/7 the rate */
+	const double from[] = { 3, 2 }, to[] = { 1, 1 }, more[] = { 13, 0 };
+	CHECK_NEAR(stats_substitute(10, from, to, 2), 10.0 / 7, 1e-15);
+	CHECK_NEAR(stats_substitute(10, from, to, 0), 1, 0);            /* nothing replaced */
+	CHECK_NEAR(stats_substitute(10, from, more, 1), 10.0 / 20, 1e-15);
+	CHECK(isnan(stats_substitute(1, from, to, 1)));                 /* 1 - 3 + 1: no time left */
+}
+
+/* Runs as the benchmarks write them. Clients 10 comes first in the file
+ * and last in the output (numbers in order); a run of -1 (failed) and one
+ * whose status is not ok count nowhere; clients 2's variant b ran rep 2
+ * twice: its median takes both, its pair the last. */
+static const char paired_csv[] =
+	"rep,clients,variant,status,mb\n"
+	"1,10,a,ok,7\n"
+	"1,1,a,ok,100\n" "1,1,b,ok,110\n"
+	"2,1,b,ok,120\n" "2,1,a,ok,100\n"
+	"3,1,a,ok,200\n" "3,1,b,ok,180\n"
+	"4,1,b,ok,-1\n"
+	"1,2,a,ok,50\n" "1,2,b,fail,0\n"
+	"2,2,a,ok,40\n" "2,2,b,ok,60\n" "2,2,b,ok,80\n";
+
+static struct paired_spec paired_spec(enum paired_stat stat)
+{
+	static char *keys[] = { "clients" }, *where[] = { "status=ok" }, *positive[] = { "mb" };
+	return (struct paired_spec){ .figure = "mb", .keys = { 1, keys }, .variant = "variant",
+		.base = "a", .pair_by = "rep", .stat = stat, .where = { 1, where },
+		.positive = { 1, positive }, .per_scale = 1 };
+}
+
+static void paired_ratios(void)
+{
+	struct table t;
+	struct paired_result r;
+	struct errbuf err;
+	struct paired_spec s = paired_spec(PAIRED_RATIO);
+
+	if (parse_table(&t, paired_csv) < 0 || paired_compute(&r, &t, &s, &err) < 0) {
+		CHECK(!"paired_compute");
+		return;
+	}
+	CHECK_EQ_U(r.n, 5);   /* (1,a) (1,b) (2,a) (2,b) (10,a) */
+	const struct paired_group *a1 = &r.g[0], *b1 = &r.g[1], *a2 = &r.g[2], *b2 = &r.g[3];
+	CHECK(!strcmp(a1->key[0], "1") && !strcmp(a1->variant, "a") && a1->is_base);
+	CHECK(!strcmp(r.g[4].key[0], "10"));
+	/* a at 1 client: 100 100 200; b: 110 120 180 (its -1 left out) */
+	CHECK_EQ_U(a1->fig.n, 3);
+	CHECK_NEAR(a1->fig.median, 100, 0);
+	CHECK_NEAR(a1->fig.highest, 200, 0);
+	CHECK_EQ_U(a1->paired.n, 0);                  /* the base pairs with nothing */
+	CHECK_EQ_U(b1->fig.n, 3);
+	CHECK_NEAR(b1->fig.median, 120, 0);
+	/* pairs: 110/100 = 1.1, 120/100 = 1.2, 180/200 = 0.9 */
+	CHECK_EQ_U(b1->paired.n, 3);
+	CHECK_NEAR(b1->paired.median, 1.1, 1e-12);
+	CHECK_NEAR(b1->paired.lowest, 0.9, 1e-12);
+	CHECK_NEAR(b1->paired.highest, 1.2, 1e-12);
+	CHECK_NEAR(b1->paired.confidence, 0.75, 1e-15);
+	CHECK_NEAR(b1->of_medians, 1.2, 1e-12);        /* 120 / 100 */
+	/* 2 clients: a 50 40; b 60 80 (rep 1 failed); its pair the last rep 2: 80/40 */
+	CHECK_NEAR(a2->fig.median, 45, 0);
+	CHECK_NEAR(b2->fig.median, 70, 0);
+	CHECK_EQ_U(b2->paired.n, 1);
+	CHECK_NEAR(b2->paired.median, 2, 1e-12);
+	CHECK_NEAR(b2->of_medians, 70.0 / 45, 1e-12);
+	paired_free(&r);
+
+	/* --cost: 1e6/110 - 1e6/100 = -909.09, 1e6/120 - 1e4 = -1666.67,
+	 * 1e6/180 - 1e6/200 = 555.56: the median the first */
+	s = paired_spec(PAIRED_COST);
+	CHECK(paired_compute(&r, &t, &s, &err) == 0);
+	CHECK_NEAR(r.g[1].paired.median, 1e6 / 110 - 1e4, 1e-9);
+	CHECK_NEAR(r.g[1].paired.lowest, 1e6 / 120 - 1e4, 1e-9);
+	CHECK_NEAR(r.g[1].paired.highest, 1e6 / 180 - 1e6 / 200, 1e-9);
+	paired_free(&r);
+	table_free(&t);
+}
+
+static void paired_groups(void)
+{
+	struct table t;
+	struct paired_result r;
+	struct errbuf err;
+	static char *alias[] = { "b=a" }, *where[] = { "status" };
+	struct paired_spec s = paired_spec(PAIRED_RATIO);
+
+	if (parse_table(&t, paired_csv) < 0)
+		return;
+	/* b counted as a, no base: at 1 client 100 110 120 100 200 180, median (110 + 120) / 2 */
+	s.base = NULL;
+	s.alias = (struct strlist){ 1, alias };
+	CHECK(paired_compute(&r, &t, &s, &err) == 0);
+	CHECK_EQ_U(r.n, 3);
+	CHECK_EQ_U(r.g[0].fig.n, 6);
+	CHECK_NEAR(r.g[0].fig.median, 115, 0);
+	paired_free(&r);
+	/* --per rep --per-scale 2: 7 x 1e6 / (1 x 2) at 10 clients */
+	s.per = "rep";
+	s.per_scale = 2;
+	CHECK(paired_compute(&r, &t, &s, &err) == 0);
+	CHECK_NEAR(r.g[2].fig.median, 3.5e6, 0);
+	paired_free(&r);
+	/* no variant column: a group per point */
+	s = paired_spec(PAIRED_RATIO);
+	s.variant = s.base = NULL;
+	CHECK(paired_compute(&r, &t, &s, &err) == 0);
+	CHECK(r.n == 3 && r.g[0].fig.n == 6 && !strcmp(r.g[0].variant, ""));
+	paired_free(&r);
+	/* by status, every run: ok before fail, as they first appear, not as spelled */
+	static char *status[] = { "status" };
+	s.keys = (struct strlist){ 1, status };
+	s.where = s.positive = (struct strlist){ 0, NULL };
+	CHECK(paired_compute(&r, &t, &s, &err) == 0);
+	CHECK(r.n == 2 && !strcmp(r.g[0].key[0], "ok") && !strcmp(r.g[1].key[0], "fail"));
+	CHECK_EQ_U(r.g[0].fig.n, 12);
+	paired_free(&r);
+	s = paired_spec(PAIRED_RATIO);
+	s.figure = "mbps";
+	CHECK(paired_compute(&r, &t, &s, &err) < 0 && strstr(err.msg, "no column 'mbps'"));
+	s = paired_spec(PAIRED_RATIO);
+	s.where = (struct strlist){ 1, where };
+	CHECK(paired_compute(&r, &t, &s, &err) < 0 && strstr(err.msg, "NAME=VALUE"));
+	table_free(&t);
+}
+
 int main(void)
 {
 	moments();
@@ -1270,5 +1413,8 @@ int main(void)
 	equivalence_tests();
 	equivalence_margins();
 	process_tree();
+	median_intervals();
+	paired_ratios();
+	paired_groups();
 	return test_done("test_stats");
 }

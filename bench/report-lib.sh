@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Sourced by the benchmarks under bench/ for their reports: every figure a
+# report prints (medians, paired ratios and costs, their intervals) comes
+# from tbench-stats paired (man tbench-stats), never from arithmetic here,
+# so that the reports and the sweeps compute the same things one way.
+# Needs scripts/lib/common.sh (tb_find) and PROG sourced and set first.
+
+# bench_stats_find PREFER-DIR: sets BENCH_STATS to the tbench-stats to use:
+# $TBENCH_STATS, else the one in PREFER-DIR (the directory of the tbench in
+# use), else where common.sh's tb_find looks (the source tree, build/, here,
+# PATH). Exits when there is none.
+bench_stats_find() { # PREFER-DIR
+	local bench_dir
+	bench_dir=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+	BENCH_STATS=$(SCRIPT_DIR=$bench_dir tb_find tbench-stats "TBENCH_STATS=PATH" \
+		"${TBENCH_STATS:-}" "$1") || exit
+}
+
+# bench_ram_gib DECIMALS: the machine's memory (MemTotal) in GiB, rounded
+# to DECIMALS decimals, for a report's description of the machine.
+bench_ram_gib() { # DECIMALS
+	local key kb="" scale=$((10 ** $1)) v
+	while read -r key kb _; do
+		[[ $key != MemTotal: ]] || break
+	done </proc/meminfo
+	v=$(((${kb:-0} * scale + 524288) / 1048576))   # 1 GiB: 1048576 kB
+	if (($1)); then
+		printf '%d.%0*d' $((v / scale)) "$1" $((v % scale))
+	else
+		printf '%d' "$v"
+	fi
+}
+
+# bench_paired NAME ARGS...: the rows of `tbench-stats paired ARGS` into the
+# associative array NAME: NAME[ID,COLUMN] is the cell of COLUMN in the row
+# whose keys and variant, joined by commas, are ID (e.g. mb[8,tcp,median]).
+# A cell it leaves empty (no run, no pair) is unset or empty: ${NAME[..]:-–}.
+# NAME[points] lists the points (their keys joined by commas), in order.
+bench_paired() { # NAME ARGS...
+	local -n into=$1
+	local bp_out bp_head bp_row bp_ids bp_i bp_id bp_point bp_nkeys
+	shift
+	bp_out=$("$BENCH_STATS" paired "$@") || return
+	into['points']=
+	{
+		IFS=, read -r -a bp_head
+		for ((bp_ids = 0; bp_ids < ${#bp_head[@]}; bp_ids++)); do
+			[[ ${bp_head[bp_ids]} != n ]] || break
+		done
+		bp_nkeys=$bp_ids
+		[[ " $* " != *" --variant "* ]] || bp_nkeys=$((bp_ids - 1))
+		while IFS=, read -r -a bp_row; do
+			bp_id=$(IFS=,; echo "${bp_row[*]:0:bp_ids}")
+			bp_point=$(IFS=,; echo "${bp_row[*]:0:bp_nkeys}")
+			[[ " ${into['points']} " == *" $bp_point "* ]] || into['points']+="${into['points']:+ }$bp_point"
+			for ((bp_i = bp_ids; bp_i < ${#bp_head[@]}; bp_i++)); do
+				into[${bp_id:+$bp_id,}${bp_head[bp_i]}]=${bp_row[bp_i]:-}
+			done
+		done
+	} <<<"$bp_out"
+}
