@@ -186,7 +186,7 @@ static void check_stdout(struct run_result *res, bool closed, bool json)
 {
 	int write_errno = report_write_error(stdout);
 
-	if (!write_errno && !closed)
+	if ((!write_errno && !closed) || res->status != RUN_OK)   /* a failure says its own */
 		return;
 	res->status = RUN_FAILED;
 	if (write_errno)
@@ -195,6 +195,24 @@ static void check_stdout(struct run_result *res, bool closed, bool json)
 	else
 		err_set(&res->error, "standard output was closed: the results "
 			 "were not shown%s", json ? " (they are in the --json file)" : "");
+}
+
+/* --json written, as a whole; one that cannot be fails the run with its
+ * own message (or beside the message of a run that failed already). */
+static void write_json(struct json_out *json, const struct options *o, struct run_result *res,
+		       int argc, char **argv)
+{
+	struct errbuf err;
+
+	if (!o->json_path || report_json_write(json, &o->run, &o->report, res, argc,
+					       (const char *const *)argv, &err) == 0)
+		return;
+	if (res->status != RUN_OK) {
+		fprintf(stderr, "tbench: %s\n", err.msg);
+		return;
+	}
+	res->status = RUN_FAILED;
+	res->error = err;
 }
 
 /* Why the run failed, or that it measured nothing; report_notes then
@@ -277,10 +295,17 @@ int main(int argc, char **argv)
 	 * stderr in one log and takes every line after " Operation" for an
 	 * operation, so a note after the table breaks its extraction. */
 	fflush(stdout);
-	report_end(&res);
-	report_notes(stderr, &o.run, &o.report, &res);
-	report_disturbed(stderr, &o.run, &res);
 	enum run_status measured = res.status;
+	/* Results that cannot be shown or kept fail the run before its table:
+	 * a harness takes a Throughput line for a result. */
+	check_stdout(&res, stdout_closed, o.json_path != NULL);
+	bool json_regular = o.json_path && json.tmp;   /* a file that can be written again */
+	write_json(&json, &o, &res, argc, argv);
+	report_end(&res);
+	if (res.status == measured) {   /* else the one message above is the news */
+		report_notes(stderr, &o.run, &o.report, &res);
+		report_disturbed(stderr, &o.run, &res);
+	}
 	/* Only a whole run prints its table, as dbench: harnesses take every
 	 * table they find for a result. A run cut short gives its partial
 	 * figures on stderr (report_notes) and its table in --json. */
@@ -293,14 +318,12 @@ int main(int argc, char **argv)
 	}
 	if (whole && o.trace)
 		report_trace(stdout, &o.run, &res);
-	check_stdout(&res, stdout_closed, o.json_path != NULL);
-	if (o.json_path && report_json_write(&json, &o.run, &o.report, &res, argc,
-					     (const char *const *)argv, &err) < 0) {
-		fprintf(stderr, "tbench: %s\n", err.msg);
-		res.status = RUN_FAILED;
-	}
-	if (res.status != measured)   /* the results could not be shown or written */
+	check_stdout(&res, false, o.json_path != NULL);
+	if (whole && res.status != RUN_OK) {   /* the table itself could not be written */
 		report_end(&res);
+		if (json_regular && open_json(&o, &json) == 0)   /* its status said ok */
+			write_json(&json, &o, &res, argc, argv);
+	}
 	enum run_status status = res.status;
 	run_result_free(&res);
 	trace_close(&trace);

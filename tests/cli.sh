@@ -66,6 +66,28 @@ bad_values() {
 	check "nothing ran" [ ! -s "$TL_TMP/out" ]
 }
 
+# --json on a full file system (a 64k tmpfs, filled, in a mount namespace
+# of its own): one message naming the file and the errno text, no table
+# and no Throughput line (a harness would take it for a result), exit 1,
+# and no file left behind, whole or half.
+json_full_disk() {
+	if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+		echo "# skipped: --json on a full disk needs root and a mount namespace (unshare -m)"
+		return 0
+	fi
+	mkdir "$TL_TMP/full"
+	# The tmpfs goes with the namespace: what is left on it is listed from inside.
+	expect_exit 1 "--json on a full disk" unshare -m bash -c \
+		'mount -t tmpfs -o size=64k tbfull "$1" || exit 99
+		head -c 1M /dev/zero >"$1/fill" 2>/dev/null
+		rc=0; "${@:3}" || rc=$?; ls -A "$1" >"$2"; exit "$rc"' _ "$TL_TMP/full" "$TL_TMP/full.ls" \
+		"$TBENCH" -b nop 1 -t 1 --warmup 0 -c "$TINY" --json "$TL_TMP/full/out.json"
+	check "names the file and the errno text" grep -q "full/out.json: No space left on device" "$TL_TMP/err"
+	check "one message, no 'no reason given'" [ "$(grep -c '^tbench: ' "$TL_TMP/err")" -eq 1 ]
+	check "no Throughput line and no table" bash -c '! grep -Eq "^Throughput|^ Operation" "$1"' _ "$TL_TMP/out"
+	check "nothing left on the disk but what filled it" [ "$(cat "$TL_TMP/full.ls")" = fill ]
+}
+
 # --json into what is not a regular file is written there as it is: a
 # fifo stays a fifo (a rename would have put a file in its place), and
 # /dev/stdout carries the document after the text.
@@ -344,6 +366,7 @@ inflight_latency() {
 usage_errors
 bad_loadfiles
 bad_values
+json_full_disk
 json_not_a_file
 dbench_options
 output_format
