@@ -222,7 +222,8 @@ static void report_end(const struct run_result *res)
 	if (res->status == RUN_FAILED)
 		fprintf(stderr, "tbench: run failed: %s\n", res->error.msg[0] ? res->error.msg : "no reason given");
 	else if (res->status == RUN_INTERRUPTED && !res->executed)
-		fprintf(stderr, "tbench: interrupted during the warm-up: nothing was measured\n");
+		fprintf(stderr, "tbench: interrupted during the %s: nothing was measured\n",
+			res->released ? "warm-up" : "set-up of the clients");
 }
 
 /* A client and its own server hold up to FDS_PER_CLIENT descriptors, all in

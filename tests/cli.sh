@@ -230,6 +230,29 @@ interrupt() {
 	check "JSON: interrupted, no execute figures" jq -e '.result.status == "interrupted" and .result.mb_per_sec == null and .result.execute_s == null' "$TL_TMP/warm.json"
 }
 
+# Ctrl-C while 2,000 clients are still being set up: the clients never
+# started are not waited for (they were, for the 30 s a stuck client gets),
+# so the run ends within seconds, exit 1, saying it was interrupted there.
+interrupt_setup() {
+	local rc=0 start took n=2000 bound=15
+	start=$SECONDS
+	"$TBENCH" -b pipe "$n" -t 60 -c "$TINY" >"$TL_TMP/setup.out" 2>"$TL_TMP/setup.err" &
+	local pid=$!
+	tl_wait_for "of $n processes prepared for launch" "$TL_TMP/setup.out" || true
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	took=$((SECONDS - start))
+	if grep -q "^$n of $n processes prepared" "$TL_TMP/setup.out"; then
+		not_ok "the set-up of $n clients was over before Ctrl-C: nothing tested"
+		return 0
+	fi
+	check "Ctrl-C in the set-up of $n clients exits 1 (got $rc)" [ "$rc" -eq 1 ]
+	check "Ctrl-C in the set-up ends within $bound s ($took s)" [ "$took" -lt "$bound" ]
+	check "says it was interrupted in the set-up" \
+		grep -q '^tbench: interrupted during the set-up of the clients: nothing was measured$' "$TL_TMP/setup.err"
+	check "no client said to be stuck" bash -c '! grep -q "did not stop" "$1"' _ "$TL_TMP/setup.err"
+}
+
 # No -c: dbench's client.txt where the system has it (the path configure
 # was given), else tbench's own loadfile; the header names it, and a note
 # on standard error says when it is tbench's own. The other case is made
@@ -377,4 +400,5 @@ own_server
 loadfile_waits
 inflight_latency
 interrupt
+interrupt_setup
 tl_done
