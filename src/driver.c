@@ -667,7 +667,9 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 	res->driver_priority = d.priority;
 	res->setup_secs = d.t0 ? (d.t0 - d.setup_start) / 1e9 : 0;
 	err_set(&res->error, "%s", d.sh->error.msg);
-	if (cfg->show_execute_time)
+	/* A whole run's only, as dbench, whose clients that lose their server
+	 * exit before they dump theirs: mmtests takes every one for a figure. */
+	if (cfg->show_execute_time && status == RUN_OK)
 		tell_pass_times(&d);
 	collect(&d, res);
 	if (!(stuck && d.threads)) {   /* else a stuck client may write it still: left mapped */
