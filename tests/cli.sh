@@ -281,37 +281,21 @@ default_loadfile() {
 	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
 }
 
-# free_port: a port of 127.0.0.1 nothing listens on, below the kernel's
-# range of local ports: in that range a client of another test (make check
-# -j) can take it between the look and the bind.
-free_port() {
-	local port i low
-	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
-	for ((i = 0; i < 50; i++)); do
-		port=$((10000 + RANDOM % (low > 11000 ? low - 10000 : 1000)))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			echo "$port"
-			return 0
-		fi
-	done
-	return 1
-}
-
 # tcp without SERVER and nothing on the port: tbench starts its own server
 # and says where on standard error; with --no-own-server it fails, as dbench.
 own_server() {
 	local port srv busy
-	port="$(free_port)" || { not_ok "no free port found"; return 0; }
+	port="$(tl_free_port)" || { not_ok "no free port found"; return 0; }
 	expect_exit 1 "--no-own-server, nothing on port $port" "$TBENCH" -b tcp 2 --port "$port" \
 		--no-own-server --run-once -q -c "$TINY"
 	check "names the address and says to start tbench_srv there" grep -qF \
-		"tcp: --no-own-server: no tbench_srv listens on 127.0.0.1:$port: start one there (tbench_srv -l 127.0.0.1 --port $port)" \
+		"tcp: --no-own-server: no tbench_srv listens on 127.0.0.1:$port (looked for 3 s): start one there (tbench_srv -l 127.0.0.1 --port $port)" \
 		"$TL_TMP/err"
 	check "no Throughput line" bash -c "! grep -q Throughput '$TL_TMP/out'"
 	expect_exit 0 "nothing on port $port: tbench starts its own server" "$TBENCH" -b tcp 2 --port "$port" \
 		--run-once -q -c "$TINY"
 	check "one line on standard error says so, with the address" [ "$(grep -cF \
-		"tbench: tcp: no tbench_srv listens on 127.0.0.1:$port: starting one of tbench's own on 127.0.0.1 port $port (--no-own-server makes this an error)" \
+		"tbench: tcp: no tbench_srv listens on 127.0.0.1:$port (looked for 3 s): starting one of tbench's own on 127.0.0.1 port $port (--no-own-server makes this an error)" \
 		"$TL_TMP/err")" -eq 1 ]
 	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
 	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$TL_TMP/own.out" 2>&1 &
@@ -321,6 +305,22 @@ own_server() {
 		--no-own-server --run-once -q -c "$TINY"
 	check "uses it, and starts none" bash -c "grep -q 'using the server already listening on 127.0.0.1:$busy' '$TL_TMP/err' &&
 		! grep -q 'starting one' '$TL_TMP/err'"
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	# A tbench_srv that listens on --port's a moment after tbench looked
+	# (started together) is the run's server: tbench took the port from
+	# it before, and measured its own server instead.
+	port="$(tl_free_port)" || { not_ok "no free port found"; return 0; }
+	"$TBENCH" -b tcp 2 --port "$port" --run-once -q -c "$TINY" >"$TL_TMP/late.out" 2>"$TL_TMP/late.err" &
+	local pid=$! rc=0
+	sleep 0.5
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port "$port" >"$TL_TMP/late.srv" 2>&1 &
+	srv=$!
+	wait "$pid" || rc=$?
+	check "a tbench_srv listening 0.5 s after tbench: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+	check "it is the run's server, none of tbench's own" bash -c "grep -q 'using the server already listening on 127.0.0.1:$port' '$TL_TMP/late.err' &&
+		! grep -q 'starting one' '$TL_TMP/late.err'"
+	check "and it started" grep -q "listening on 127.0.0.1:$port" "$TL_TMP/late.srv"
 	kill "$srv" 2>/dev/null || true
 	wait "$srv" 2>/dev/null || true
 	expect_exit 2 "--no-own-server with a backend that brings its own" "$TBENCH" -b pipe 2 --no-own-server --run-once -c "$TINY"
