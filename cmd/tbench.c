@@ -226,6 +226,46 @@ static void report_end(const struct run_result *res)
 			res->released ? "warm-up" : "set-up of the clients");
 }
 
+/* The end of a run: its notes, the JSON, then the table of a whole run,
+ * each output checked. */
+static void report_run(const struct options *o, struct json_out *json, struct run_result *res,
+		       bool stdout_closed, char **argv, int argc)
+{
+	/* The notes on stderr come before the table: mmtests keeps stdout and
+	 * stderr in one log and takes every line after " Operation" for an
+	 * operation, so a note after the table breaks its extraction. */
+	fflush(stdout);
+	enum run_status measured = res->status;
+	/* Results that cannot be shown or kept fail the run before its table:
+	 * a harness takes a Throughput line for a result. */
+	check_stdout(res, stdout_closed, o->json_path != NULL);
+	bool json_regular = o->json_path && json->tmp;   /* a file that can be written again */
+	write_json(json, o, res, argc, argv);
+	report_end(res);
+	if (res->status == measured) {   /* else the one message above is the news */
+		report_notes(stderr, &o->run, &o->report, res);
+		report_disturbed(stderr, &o->run, res);
+	}
+	/* Only a whole run prints its table, as dbench: harnesses take every
+	 * table they find for a result. A run cut short gives its partial
+	 * figures on stderr (report_notes) and its table in --json. */
+	bool whole = res->executed && res->status == RUN_OK;
+	if (whole)
+		report_summary(stdout, &o->run, &o->report, res);
+	if (whole && o->cost) {
+		report_cost(stdout, &o->run, &o->report, res);
+		report_noise(stdout, &o->run, res);
+	}
+	if (whole && o->trace)
+		report_trace(stdout, &o->run, res);
+	check_stdout(res, false, o->json_path != NULL);
+	if (whole && res->status != RUN_OK) {   /* the table itself could not be written */
+		report_end(res);
+		if (json_regular && open_json(o, json) == 0)   /* its status said ok */
+			write_json(json, o, res, argc, argv);
+	}
+}
+
 /* A client and its own server hold up to FDS_PER_CLIENT descriptors, all in
  * one process with --threads: the limit raised to that where allowed. When
  * it is not enough, a client's "Too many open files" says how to raise it,
@@ -292,39 +332,7 @@ int main(int argc, char **argv)
 				    .err_is_tty = isatty(STDERR_FILENO) };
 	struct run_observer observer = report_live_observer(&live);
 	driver_run(&o.run, &observer, &res);
-	/* The notes on stderr come before the table: mmtests keeps stdout and
-	 * stderr in one log and takes every line after " Operation" for an
-	 * operation, so a note after the table breaks its extraction. */
-	fflush(stdout);
-	enum run_status measured = res.status;
-	/* Results that cannot be shown or kept fail the run before its table:
-	 * a harness takes a Throughput line for a result. */
-	check_stdout(&res, stdout_closed, o.json_path != NULL);
-	bool json_regular = o.json_path && json.tmp;   /* a file that can be written again */
-	write_json(&json, &o, &res, argc, argv);
-	report_end(&res);
-	if (res.status == measured) {   /* else the one message above is the news */
-		report_notes(stderr, &o.run, &o.report, &res);
-		report_disturbed(stderr, &o.run, &res);
-	}
-	/* Only a whole run prints its table, as dbench: harnesses take every
-	 * table they find for a result. A run cut short gives its partial
-	 * figures on stderr (report_notes) and its table in --json. */
-	bool whole = res.executed && res.status == RUN_OK;
-	if (whole)
-		report_summary(stdout, &o.run, &o.report, &res);
-	if (whole && o.cost) {
-		report_cost(stdout, &o.run, &o.report, &res);
-		report_noise(stdout, &o.run, &res);
-	}
-	if (whole && o.trace)
-		report_trace(stdout, &o.run, &res);
-	check_stdout(&res, false, o.json_path != NULL);
-	if (whole && res.status != RUN_OK) {   /* the table itself could not be written */
-		report_end(&res);
-		if (json_regular && open_json(&o, &json) == 0)   /* its status said ok */
-			write_json(&json, &o, &res, argc, argv);
-	}
+	report_run(&o, &json, &res, stdout_closed, argv, argc);
 	enum run_status status = res.status;
 	run_result_free(&res);
 	trace_close(&trace);
