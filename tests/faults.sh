@@ -106,9 +106,10 @@ run_fault() {
 			return
 		fi
 		mkdir -p "$TL_TMP/full"
-		unshare -m bash -c 'mount -t tmpfs -o size=16k tbfull "$1" && head -c 15872 /dev/zero >"$1/fill" &&
-			shift && exec "$@"' _ "$TL_TMP/full" "$TBENCH" "${args[@]}" "${server[@]}" -t 2 \
-			--json "$TL_TMP/full/run.json" >"$out.out" 2>"$out.err" || rc=$?
+		# The tmpfs goes with the namespace: what is left on it is listed from inside.
+		unshare -m bash -c 'mount -t tmpfs -o size=16k tbfull "$1" && head -c 15872 /dev/zero >"$1/fill" || exit 99
+			rc=0; "${@:3}" || rc=$?; ls -A "$1" >"$2"; exit "$rc"' _ "$TL_TMP/full" "$out.left" \
+			"$TBENCH" "${args[@]}" "${server[@]}" -t 2 --json "$TL_TMP/full/run.json" >"$out.out" 2>"$out.err" || rc=$?
 		json=
 		;;
 	*)
@@ -138,7 +139,10 @@ run_fault() {
 	if [ -n "$json" ]; then
 		check "$what: a valid JSON file, status not ok" jq -e '.result.status != "ok"' "$json"
 	else
-		check "$what: no truncated JSON left" bash -c "! ls '$TL_TMP/full/'run.json* 2>/dev/null"
+		check "$what: no JSON left, whole or half" [ "$(cat "$out.left" 2>/dev/null)" = fill ]
+		check "$what: one message, naming the file and the errno text" \
+			grep -q '^tbench: run failed: --json .*/full/run.json: No space left on device' "$out.err"
+		check "$what: no Throughput line" bash -c '! grep -q "^Throughput" "$1"' _ "$out.out"
 	fi
 	[[ "$fault" == server-* ]] &&
 		check "$what: the message names the server or the timeout" \
