@@ -209,8 +209,10 @@ static int connect_one(const struct tcp_run *r, const struct addrinfo *ai, struc
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit)) < 0 ||
 	    connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof(none)) < 0) {
+		int saved = errno;   /* for connect_local(): ECONNREFUSED, nobody listens yet */
 		connect_error(r, err);
 		close(fd);
+		errno = saved;
 		return -1;
 	}
 	return fd;
