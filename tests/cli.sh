@@ -88,6 +88,22 @@ json_full_disk() {
 	check "nothing left on the disk but what filled it" [ "$(cat "$TL_TMP/full.ls")" = fill ]
 }
 
+# The table itself cannot be written (with -q nothing comes between the
+# header and the table, and the reader went after the header): exit 1,
+# and the JSON, written before the table, is written again to say so.
+table_unwritable() {
+	local rc
+	{
+		"$TBENCH" -b pipe 2 -t 1 --warmup 0 -q -c "$TINY" --json "$TL_TMP/pipe.json" 2>"$TL_TMP/pipe.err"
+		echo $? >"$TL_TMP/pipe.rc"
+	} | head -n 3 >/dev/null || true
+	rc="$(cat "$TL_TMP/pipe.rc")"
+	check "a reader gone before the table: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "one message, naming standard output" [ "$(grep -c '^tbench: run failed: writing the results to standard output: Broken pipe$' "$TL_TMP/pipe.err")" -eq 1 ]
+	check "the JSON says the run failed, and why" \
+		jq -e '.result.status == "failed" and (.result.error | test("standard output"))' "$TL_TMP/pipe.json"
+}
+
 # --json into what is not a regular file is written there as it is: a
 # fifo stays a fifo (a rename would have put a file in its place), and
 # /dev/stdout carries the document after the text.
@@ -390,6 +406,7 @@ usage_errors
 bad_loadfiles
 bad_values
 json_full_disk
+table_unwritable
 json_not_a_file
 dbench_options
 output_format
