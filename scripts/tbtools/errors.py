@@ -47,6 +47,9 @@ class Parser(argparse.ArgumentParser):
         super().__init__(**kw)
 
     def error(self, message):
+        needs = re.match(r"argument (\S+?)(/\S+)?: expected one argument", message)
+        if needs:
+            raise UsageError(f"{needs.group(1)} needs a value")
         unknown = re.match(r"unrecognized arguments: (\S+)", message)
         if unknown:
             word = unknown.group(1).split("=", 1)[0]
