@@ -1,0 +1,594 @@
+"""tbench-sweep's network side for --veth and --dev: private namespaces,
+the veth pair and its tbench_srv, offloads set and read back with ethtool,
+the device knobs (mtu, rate) and the clean-up that leaves the host as it
+was; and the removal of what a sweep killed with -9 left behind. The
+default (loopback) mode needs none of it: each run is tbench --netns.
+
+A device is a Device(ns, name): ns "" is the host's namespace, NEW_NS a
+new namespace for one command (as each run of tbench --netns has), and
+"@HOST" a device of another host, reached through remote.Remote."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from typing import NamedTuple
+
+from .errors import RunError
+
+NS_PREFIX = "tbsweep-"          # tbsweep-PID, tbsweep-PID-srv, tbsweep-PID-cli
+NS_NAME = re.compile(r"^tbsweep-([0-9]+)(-srv|-cli)?$")
+NETNS_DIR = "/run/netns"
+NEW_NS = "/new"                 # not a name ip netns allows
+VETH_SRV, VETH_CLI = "veth-srv", "veth-cli"
+ADDR_SRV, ADDR_CLI = "10.199.0.1", "10.199.0.2"
+ADDR6_SRV, ADDR6_CLI = "fd00:7462:6e63::1", "fd00:7462:6e63::2"   # unique local, private to the pair
+# MPTCP's second path (Net.mptcp_paths): a second veth pair.
+VETH2_SRV, VETH2_CLI = "veth-srv2", "veth-cli2"
+ADDR2_SRV, ADDR2_CLI = "10.199.1.1", "10.199.1.2"
+SRV_PORT = 7003
+MODES = ("lo", "veth", "dev", "remote")
+
+
+class NetError(RunError):
+    """The network side could not do what was asked; the message says why
+    (what the bash put in NET_SRV_ERROR or died with)."""
+
+
+class Device(NamedTuple):
+    ns: str      # "" host, NEW_NS, "@HOST", or a namespace's name
+    name: str
+
+    def where(self):
+        """ns:dev as the messages say it ("host" for the host's namespace)."""
+        return f"{self.ns or 'host'}:{self.name}"
+
+    def __str__(self):
+        return f"{self.ns}:{self.name}"
+
+
+class Route(NamedTuple):
+    """Where a backend's clients run (ns: "" = here, else a namespace), the
+    server address they use ("" = their own), and the devices the traffic
+    crosses (empty: none, or tbench --netns sets them itself)."""
+    ns: str
+    server: str
+    devs: tuple
+
+
+class Offloads(NamedTuple):
+    """What ethtool -k read back: one value where the devices agree, "mixed"
+    where not, "unknown" where ethtool did not say."""
+    dev: str
+    tso: str
+    gso: str
+    gro: str
+
+
+def names(owner):
+    """The sweep's namespaces for OWNER (a PID): (main, server, client)."""
+    base = f"{NS_PREFIX}{owner}"
+    return base, base + "-srv", base + "-cli"
+
+
+def run(argv, **kw):
+    """ARGV (a list, never a shell line) as subprocess.run, output as text;
+    a program that is not there is status 127 with the reason in stderr."""
+    kw.setdefault("stdin", subprocess.DEVNULL)
+    kw.setdefault("capture_output", True)
+    try:
+        return subprocess.run(argv, text=True, **kw)
+    except OSError as e:
+        return subprocess.CompletedProcess(argv, 127, "", f"{argv[0]}: {e.strerror}")
+
+
+def kill_wait(proc, grace_s=2.0):
+    """Stops the Popen PROC: SIGTERM, then SIGKILL after GRACE_S."""
+    if proc is None or proc.poll() is not None:
+        return
+    try:
+        proc.terminate()
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    except ProcessLookupError:
+        pass
+
+
+def kill_pid(pid, grace_s=2.0):
+    """Stops PID (not our child): SIGTERM, then SIGKILL after GRACE_S."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def pid_alive(pid):
+    """True when PID runs (a zombie does not: it will never clean up)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def ns_pids(ns):
+    """The PIDs running in the named namespace (ip netns pids)."""
+    return [int(p) for p in run(["ip", "netns", "pids", ns]).stdout.split() if p.isdigit()]
+
+
+# ---- reading devices ------------------------------------------------------------
+
+
+def parse_features(ethtool_k):
+    """ethtool -k's output as {feature: value} ("on", "off [fixed]", ...)."""
+    flags = {}
+    for line in ethtool_k.splitlines()[1:]:
+        name, sep, value = line.partition(": ")
+        if sep and value:
+            flags[name.strip()] = value.strip()
+    return flags
+
+
+def offloads_of(flags):
+    """(tso, gso, gro) of FLAGS, "unknown" where ethtool did not say."""
+    def first_word(name):
+        return (flags.get(name) or "unknown").split()[0]
+    return (first_word("tcp-segmentation-offload"), first_word("generic-segmentation-offload"),
+            first_word("generic-receive-offload"))
+
+
+def parse_mtu(ip_link):
+    """The MTU in `ip -o link show`'s output, "" if none."""
+    m = re.search(r" mtu ([0-9]+) ", ip_link)
+    return m.group(1) if m else ""
+
+
+def rate_bytes(rate):
+    """A tc rate (100mbit) in bytes per second, as tc -j reports it."""
+    m = re.fullmatch(r"([0-9]+)([a-z]*)", rate)
+    if not m:
+        raise ValueError(f"not a rate: {rate!r}")
+    mult = {"kbit": 10**3, "mbit": 10**6, "gbit": 10**9, "tbit": 10**12}.get(m.group(2), 1)
+    return int(m.group(1)) * mult // 8
+
+
+# ---- stale sweeps (kill -9) ------------------------------------------------------
+
+
+def _owner_start(pid):
+    """PID's start time (clock ticks since boot, /proc/PID/stat field 22)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def stale_sweeps(netns_dir=NETNS_DIR):
+    """The namespaces of sweeps that no longer run: [(name, owner PID)].
+    A sweep's namespaces carry its PID (tbsweep-PID[-srv|-cli]); the veth
+    pairs live inside them and go with them."""
+    try:
+        entries = sorted(os.listdir(netns_dir))
+    except OSError:
+        return []
+    stale = []
+    for name in entries:
+        m = NS_NAME.match(name)
+        if m and not pid_alive(int(m.group(1))):
+            stale.append((name, int(m.group(1))))
+    return stale
+
+
+def remove_namespace(name):
+    """Kills what runs in namespace NAME (left by us) and removes it; the
+    devices in it (a veth end) go with it. Returns ip's complaint, "" if none."""
+    for pid in ns_pids(name):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    # A killed process leaves the namespace a moment after the signal.
+    for _ in range(50):
+        if not ns_pids(name):
+            break
+        time.sleep(0.1)
+    p = run(["ip", "netns", "del", name])
+    return "" if p.returncode == 0 else (p.stderr.strip() or f"ip netns del {name} failed")
+
+
+def remove_stale(prog, netns_dir=NETNS_DIR, log=None):
+    """Removes every namespace (and so veth pair) that a sweep no longer
+    running left, saying so on stderr; returns the names removed."""
+    log = log or sys.stderr
+    removed = []
+    for name, owner in stale_sweeps(netns_dir):
+        err = remove_namespace(name)
+        if err:
+            print(f"{prog}: WARNING: could not remove namespace {name} left by sweep {owner}: {err}", file=log)
+        else:
+            print(f"{prog}: removed namespace {name} left by sweep {owner} (not running)", file=log)
+            removed.append(name)
+    return removed
+
+
+# ---- the sweep's network ----------------------------------------------------------
+
+
+class Net:
+    """The network side of one sweep. Use as a context manager, or call
+    cleanup() in a finally: it undoes everything, and may be called at any
+    point, more than once.
+
+    MODE is lo, veth, dev or remote (a server on another host: REMOTE, a
+    remote.Remote, runs the commands on "@HOST" devices). BACKENDS is a
+    programs.Backends (what crosses the wire is a backend's capability).
+    OWNER names the namespaces (the PID the user knows)."""
+
+    def __init__(self, prog, mode, backends=None, dev="", remote=None, owner=None, log=None):
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r}")
+        self.prog, self.mode, self.backends, self.dev, self.remote = prog, mode, backends, dev, remote
+        self.log = log or sys.stderr
+        self.ns, self.ns_srv, self.ns_cli = names(owner or os.getpid())
+        self.namespaces = []      # made by us, removed by cleanup
+        self.server = None        # the Popen of --veth's tbench_srv
+        self.server_args = None   # its extra arguments
+        self.srv_bin = self.srv_log = None
+        self.dev_saved = []       # ["tso", "on", ...]: --dev's offloads before the sweep
+        self.mtu_saved = {}       # Device -> MTU before a knob set one
+        self.qdisc_set = set()    # Devices where a knob put a tbf
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cleanup()
+        return False
+
+    # ---- commands in a namespace
+
+    def argv(self, ns, argv):
+        """ARGV to run in namespace NS ("" here, NEW_NS a new one, "@HOST" there)."""
+        argv = list(argv)
+        if ns == "":
+            return argv
+        if ns.startswith("@"):
+            if self.remote is None:
+                raise NetError(f"device of {ns[1:]} with no remote host set up")
+            return self.remote.checked_argv(ns[1:], argv)
+        if ns == NEW_NS:
+            user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
+            return ["unshare"] + user + ["--net"] + argv
+        return ["ip", "netns", "exec", ns] + argv
+
+    def run_in(self, ns, argv, **kw):
+        return run(self.argv(ns, argv), **kw)
+
+    def features(self, d):
+        """ethtool -k of Device D as {feature: value} ({} if it cannot say)."""
+        return parse_features(self.run_in(d.ns, ["ethtool", "-k", d.name]).stdout)
+
+    def read_offloads(self, d):
+        """(tso, gso, gro) of Device D as ethtool -k reads them back."""
+        return offloads_of(self.features(d))
+
+    def mtu_of(self, d):
+        """Device D's MTU as a string, "" if ip cannot say."""
+        return parse_mtu(self.run_in(d.ns, ["ip", "-o", "link", "show", "dev", d.name]).stdout)
+
+    # ---- setting up
+
+    def setup(self, mtu, srv_log=None, tbench_srv=None, srv_args=()):
+        """net_setup: nothing for lo; the sweep's namespace, and with veth
+        the pair and its tbench_srv (SRV_LOG its log, TBENCH_SRV the
+        program); with dev, DEV's offloads saved. NetError if it cannot."""
+        if self.mode == "lo":
+            return
+        self._new_ns(self.ns)
+        if self.mode == "veth":
+            self.start_veth(mtu, srv_log, tbench_srv, srv_args)
+        elif self.mode == "dev":
+            self._save_dev()
+
+    def _new_ns(self, name):
+        p = run(["ip", "netns", "add", name])
+        if p.returncode != 0:
+            raise NetError(f"cannot create network namespace {name}: {p.stderr.strip()}")
+        self.namespaces.append(name)
+        run(["ip", "-n", name, "link", "set", "lo", "up"])
+
+    def _ip(self, *args):
+        """ip ARGS; NetError with ip's words when it fails."""
+        p = run(["ip"] + list(args))
+        if p.returncode != 0:
+            raise NetError(f"ip {' '.join(args)}: {p.stderr.strip() or 'failed'}")
+
+    def start_veth(self, mtu, srv_log, tbench_srv, srv_args=()):
+        """net_start_veth: the two namespaces, the pair between them (made
+        inside them: the host never sees it) and the server."""
+        self._new_ns(self.ns_srv)
+        self._new_ns(self.ns_cli)
+        mtu = str(mtu)
+        self._ip("link", "add", VETH_SRV, "netns", self.ns_srv, "mtu", mtu, "type", "veth",
+                 "peer", "name", VETH_CLI, "netns", self.ns_cli, "mtu", mtu)
+        self._ip("-n", self.ns_srv, "addr", "add", f"{ADDR_SRV}/30", "dev", VETH_SRV)
+        self._ip("-n", self.ns_cli, "addr", "add", f"{ADDR_CLI}/30", "dev", VETH_CLI)
+        # IPv6 too (for the knob family), without duplicate address detection's wait.
+        run(["ip", "-n", self.ns_srv, "addr", "add", f"{ADDR6_SRV}/64", "dev", VETH_SRV, "nodad"])
+        run(["ip", "-n", self.ns_cli, "addr", "add", f"{ADDR6_CLI}/64", "dev", VETH_CLI, "nodad"])
+        self._ip("-n", self.ns_srv, "link", "set", VETH_SRV, "up")
+        self._ip("-n", self.ns_cli, "link", "set", VETH_CLI, "up")
+        self.srv_log, self.srv_bin = srv_log, tbench_srv
+        self.start_server(srv_args)
+
+    def mptcp_paths(self, mtu):
+        """net_mptcp_paths (--veth, for multipath backends): a second veth
+        pair, and an MPTCP endpoint on the client's end of it that opens a
+        second subflow of every MPTCP connection (ip mptcp limits let both
+        sides open and accept it). A rule routes what leaves from that
+        address over the second pair to the server's usual address: plain
+        TCP never takes it. NetError saying why when ip or the kernel cannot."""
+        mtu = str(mtu)
+        net_srv = ADDR_SRV.rsplit(".", 1)[0] + ".0/30"
+        steps = [
+            ["link", "add", VETH2_SRV, "netns", self.ns_srv, "mtu", mtu, "type", "veth",
+             "peer", "name", VETH2_CLI, "netns", self.ns_cli, "mtu", mtu],
+            ["-n", self.ns_srv, "addr", "add", f"{ADDR2_SRV}/30", "dev", VETH2_SRV],
+            ["-n", self.ns_cli, "addr", "add", f"{ADDR2_CLI}/30", "dev", VETH2_CLI],
+            ["-n", self.ns_srv, "link", "set", VETH2_SRV, "up"],
+            ["-n", self.ns_cli, "link", "set", VETH2_CLI, "up"],
+            ["-n", self.ns_cli, "rule", "add", "from", ADDR2_CLI, "table", str(SRV_PORT)],
+            ["-n", self.ns_cli, "route", "add", net_srv, "dev", VETH2_CLI, "table", str(SRV_PORT)],
+            ["-n", self.ns_srv, "mptcp", "limits", "set", "subflows", "2", "add_addr_accepted", "2"],
+            ["-n", self.ns_cli, "mptcp", "limits", "set", "subflows", "2", "add_addr_accepted", "2"],
+            ["-n", self.ns_cli, "mptcp", "endpoint", "add", ADDR2_CLI, "dev", VETH2_CLI, "subflow"],
+        ]
+        for step in steps:
+            p = run(["ip"] + step)
+            if p.returncode != 0:
+                raise NetError("MPTCP's second path over a second veth pair: "
+                               + ((p.stderr + p.stdout).strip() or "failed"))
+
+    def start_server(self, srv_args=()):
+        """net_start_server: makes --veth's tbench_srv the one with these
+        extra arguments, restarting it when they differ (its socket options
+        and CPUs are set when it starts). It listens on every address of its
+        namespace. NetError saying why when it does not start."""
+        srv_args = list(srv_args)
+        if self.server is not None and self.server.poll() is None and srv_args == self.server_args:
+            return
+        kill_wait(self.server)
+        self.server, self.server_args = None, srv_args
+        with open(self.srv_log, "a") as log:
+            print(" ".join(["+ tbench_srv --port", str(SRV_PORT), "-q"] + srv_args), file=log, flush=True)
+            self.server = subprocess.Popen(
+                ["ip", "netns", "exec", self.ns_srv, self.srv_bin, "--port", str(SRV_PORT), "-q"] + srv_args,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        words = " ".join(srv_args)
+        # A minute at most: a loaded machine (an ASan build, make check -j)
+        # can be slow to start it; a server that dies ends the wait at once.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.run_in(self.ns_srv, ["ss", "-Hltn", f"sport = :{SRV_PORT}"]).stdout.strip():
+                return
+            if self.server.poll() is not None:
+                self.server = None
+                raise NetError(f"tbench_srv {words} did not start: {last_line(self.srv_log)}")
+            time.sleep(0.1)
+        raise NetError(f"tbench_srv {words} is not listening on port {SRV_PORT} after 60 s")
+
+    @property
+    def server_pid(self):
+        """The PID of --veth's tbench_srv (ip netns exec execs it), or None."""
+        return self.server.pid if self.server is not None and self.server.poll() is None else None
+
+    def _save_dev(self):
+        """--dev: DEV's offloads, restored by cleanup."""
+        if run(["ip", "link", "show", self.dev]).returncode != 0:
+            raise NetError(f"--dev: no device {self.dev}")
+        for name, value in zip(("tso", "gso", "gro"), self.read_offloads(Device("", self.dev))):
+            if value != "unknown":
+                self.dev_saved += [name, value]
+        print(f"{self.prog}: {self.dev} offloads now {self._saved_words()}: restored on exit", file=self.log)
+
+    def _saved_words(self):
+        return " ".join(f"{k}={v}" for k, v in zip(self.dev_saved[::2], self.dev_saved[1::2]))
+
+    # ---- each run
+
+    def route(self, net, backend, server=""):
+        """net_route: where BACKEND's clients run and which devices its
+        traffic crosses. NET false: a backend run with offload n/a. SERVER:
+        --dev's --server, or the remote server's address."""
+        if self.mode == "lo":
+            return Route("", "", ())
+        cli = self.ns_cli if self.mode == "veth" else self.ns
+        if not net:
+            return Route(cli, "", ())
+        has = self.backends.has if self.backends else (lambda b, c: False)
+        if self.mode == "remote" and has(backend, "server"):
+            devs = tuple(self.remote.devices()) if self.remote else ()
+            return Route("", server, devs)
+        veth = (Device(self.ns_cli, VETH_CLI), Device(self.ns_srv, VETH_SRV))
+        if self.mode == "veth" and has(backend, "multipath"):
+            return Route(self.ns_cli, ADDR_SRV, veth + (Device(self.ns_cli, VETH2_CLI), Device(self.ns_srv, VETH2_SRV)))
+        if self.mode == "veth" and has(backend, "wire"):
+            return Route(self.ns_cli, ADDR_SRV, veth)
+        if self.mode == "dev" and has(backend, "wire"):
+            return Route("", server, (Device("", self.dev),))
+        return Route(cli, "", (Device(cli, "lo"),))
+
+    def server_address(self, family=None):
+        """--veth's server address for a run of FAMILY (ipv4, ipv6)."""
+        return ADDR6_SRV if family == "ipv6" else ADDR_SRV
+
+    def apply_offloads(self, devs, tso="", gso="", gro="", log=None):
+        """net_apply_offloads: sets TSO/GSO/GRO ("" = left alone) on every
+        Device of DEVS and returns what they read back (Offloads). What was
+        read, and ethtool's complaints, go to LOG: the read-back is what counts."""
+        log = log or self.log
+        wanted = [w for k, v in (("tso", tso), ("gso", gso), ("gro", gro)) if v for w in (k, v)]
+        seen = None
+        for d in devs:
+            if wanted:
+                p = self.run_in(d.ns, ["ethtool", "-K", d.name] + wanted)
+                if p.stderr or p.stdout:
+                    log.write(p.stdout + p.stderr)
+            rb = self.read_offloads(d)
+            print(f"offloads of {d.where()}: tso {rb[0]} gso {rb[1]} gro {rb[2]}", file=log, flush=True)
+            if seen is None:
+                seen = [d.name] + list(rb)
+            else:
+                seen[1:] = [a if a == b else "mixed" for a, b in zip(seen[1:], rb)]
+        if seen is None:
+            return Offloads("", "", "", "")
+        if seen[0] == VETH_CLI:
+            seen[0] = "veth"
+        return Offloads(*seen)
+
+    def set_knob(self, kind, devs, value, log=None):
+        """A device knob (kind mtu or rate) set on DEVS: the reasons the run
+        cannot go ahead, one a device that did not take it ([] when all did)."""
+        if kind == "mtu":
+            return self.set_mtu(devs, value, log)
+        if kind == "rate":
+            return self.set_rate(devs, value, log)
+        raise ValueError(f"device knob {kind!r}")
+
+    def set_mtu(self, devs, mtu, log=None):
+        """net_set_mtu: MTU on every Device of DEVS, read back; the reasons
+        of those that did not take it. restore_devices undoes it."""
+        log = log or self.log
+        why = []
+        for d in devs:
+            if d not in self.mtu_saved:
+                self.mtu_saved[d] = self.mtu_of(d)
+            p = self.run_in(d.ns, ["ip", "link", "set", "dev", d.name, "mtu", str(mtu)])
+            now = self.mtu_of(d)
+            print(f"mtu of {d.where()}: {now or 'unknown'}", file=log, flush=True)
+            if now != str(mtu):
+                err = f" (ip: {p.stderr.strip()})" if p.stderr.strip() else ""
+                why.append(f"mtu={mtu}: {d.where()} reads back MTU {now or 'unknown'}{err}")
+        return why
+
+    def _root_qdisc(self, d):
+        """The root qdisc of Device D as tc -j says it ({} if none)."""
+        try:
+            q = json.loads(self.run_in(d.ns, ["tc", "-j", "qdisc", "show", "dev", d.name, "root"]).stdout or "[]")
+        except json.JSONDecodeError:
+            return {}
+        return q[0] if q and isinstance(q[0], dict) else {}
+
+    def set_rate(self, devs, rate, log=None):
+        """net_set_rate: a tbf of RATE (100mbit) as the root qdisc of every
+        Device of DEVS, read back within 1 %; the reasons of those that did
+        not take it. A device whose root qdisc someone set up is refused:
+        restoring is deleting ours, which brings back the kernel's default."""
+        log = log or self.log
+        want = rate_bytes(rate)
+        burst = max(want // 100, 131072)   # 10 ms at the rate, at least two 64 KB GSO packets
+        why = []
+        for d in devs:
+            if d not in self.qdisc_set:
+                root = self._root_qdisc(d).get("handle", "")
+                if root != "0:":
+                    why.append(f"rate={rate}: {d.where()} has a root qdisc of its own (handle {root or 'unknown'}),"
+                               " which the sweep could not restore")
+                    continue
+                self.qdisc_set.add(d)
+            p = self.run_in(d.ns, ["tc", "qdisc", "replace", "dev", d.name, "root", "tbf", "rate", rate,
+                                   "burst", str(burst), "latency", "50ms"])
+            q = self._root_qdisc(d)
+            got = q.get("options", {}).get("rate") if q.get("kind") == "tbf" else None
+            print(f"rate of {d.where()}: tbf {got if got is not None else 'none'} bytes/s", file=log, flush=True)
+            if not isinstance(got, int) or abs(got - want) * 100 > want:
+                err = f" (tc: {p.stderr.strip()})" if p.stderr.strip() else ""
+                why.append(f"rate={rate}: {d.where()} reads back tbf rate {got if got is not None else 'none'}"
+                           f" bytes/s, not {want}{err}")
+        return why
+
+    def restore_devices(self, say=False):
+        """net_restore_devices: every MTU and qdisc the knobs changed back as
+        it was (after each run, and on exit); SAY: says so for the host's
+        devices (--dev), as on exit."""
+        for d, mtu in self.mtu_saved.items():
+            if say and d.ns == "":
+                print(f"{self.prog}: restoring {d.name}: mtu {mtu}", file=self.log)
+            if not mtu or self.run_in(d.ns, ["ip", "link", "set", "dev", d.name, "mtu", mtu]).returncode != 0:
+                print(f"{self.prog}: WARNING: could not restore {d.where()}'s MTU {mtu}", file=self.log)
+        for d in self.qdisc_set:
+            if say and d.ns == "":
+                print(f"{self.prog}: restoring {d.name}: the kernel's default root qdisc", file=self.log)
+            self.run_in(d.ns, ["tc", "qdisc", "del", "dev", d.name, "root"])
+        self.mtu_saved, self.qdisc_set = {}, set()
+
+    # ---- meta.json
+
+    def devices_json(self):
+        """net_devices_json: every device a run may use, with all its
+        ethtool -k flags, for meta.json's devices; in the loopback mode the
+        lo of a new namespace, as each run starts with it."""
+        devs = [Device(self.ns, "lo")]
+        if self.mode == "lo":
+            devs = [Device(NEW_NS, "lo")]
+        elif self.mode == "veth":
+            devs = [Device(self.ns_cli, "lo"), Device(self.ns_cli, VETH_CLI), Device(self.ns_srv, VETH_SRV)]
+        elif self.mode == "dev":
+            devs.append(Device("", self.dev))
+        out = []
+        for d in devs:
+            mtu = self.mtu_of(d)
+            info = self.run_in(d.ns, ["ethtool", "-i", d.name]).stdout
+            driver = next((l[len("driver: "):] for l in info.splitlines() if l.startswith("driver: ")), "")
+            out.append({"namespace": "each run's own (tbench --netns)" if d.ns == NEW_NS else d.ns or "host",
+                        "device": d.name, "driver": driver, "mtu": int(mtu) if mtu else None,
+                        "offload_flags_at_start": self.features(d)})
+        return out
+
+    # ---- the end
+
+    def cleanup(self):
+        """net_cleanup: undoes what setup made -- the server and whatever
+        else runs in our namespaces, the device knobs, --dev's offloads,
+        the namespaces. Safe at any point, more than once."""
+        kill_wait(self.server)
+        self.server = None
+        for ns in self.namespaces:
+            for pid in ns_pids(ns):   # started by us
+                kill_pid(pid)
+        self.restore_devices(say=True)
+        if self.dev_saved:
+            print(f"{self.prog}: restoring {self.dev}: {self._saved_words()}", file=self.log)
+            if run(["ethtool", "-K", self.dev] + self.dev_saved).returncode != 0:
+                print(f"{self.prog}: WARNING: could not restore {self.dev}'s offloads ({self._saved_words()})",
+                      file=self.log)
+            self.dev_saved = []
+        for ns in self.namespaces:
+            if run(["ip", "netns", "del", ns]).returncode != 0:
+                print(f"{self.prog}: WARNING: could not remove namespace {ns}", file=self.log)
+        self.namespaces = []
+
+
+def last_line(path):
+    """The last line of the file PATH ("" if none)."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
