@@ -128,3 +128,12 @@ def run_stats(stats, args, input_text=None):
 
 def which(cmd):
     return shutil.which(cmd)
+
+
+def find_stats(prog, explicit=None):
+    """The tbench-stats to use: EXPLICIT (--tbench-stats), else
+    $TBENCH_STATS, else the first of this suite beside $TBENCH, then as
+    find() looks."""
+    tbench = os.environ.get("TBENCH") or "/nonexistent/tbench"
+    return find(prog, "tbench-stats", "--tbench-stats PATH or TBENCH_STATS=PATH",
+                explicit or os.environ.get("TBENCH_STATS"), os.path.dirname(tbench))
