@@ -592,3 +592,52 @@ def last_line(path):
     except OSError:
         return ""
     return lines[-1] if lines else ""
+
+
+# ---- a command line, for tests that need the --veth set-up alone -------------
+
+
+def main(argv):
+    """python3 -m tbtools.netns COMMAND --owner PID ...: the --veth set-up
+    of a sweep whose namespaces PID names (a test's shell), left in place
+    when this ends: names (NET_NS_CLI tbsweep-PID-cli ... one a line), veth
+    (the pair and tbench_srv; -- then its arguments), mptcp-paths, down
+    (kills what runs in PID's namespaces and removes them), remove-stale."""
+    from .errors import Parser
+    p = Parser(prog="tbtools.netns", description=main.__doc__)
+    p.add_argument("command", choices=("names", "veth", "mptcp-paths", "down", "remove-stale"))
+    p.add_argument("--owner", type=int, default=os.getppid())
+    p.add_argument("--mtu", default="1500")
+    p.add_argument("--srv-log", default=os.devnull)
+    p.add_argument("--tbench-srv", default="tbench_srv")
+    srv_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    a = p.parse_args(argv[:len(argv) - len(srv_args) - (1 if "--" in argv else 0)])
+    net = Net("tbtools.netns", "veth", owner=a.owner)
+    if a.command == "names":
+        for k, v in (("NET_NS", net.ns), ("NET_NS_SRV", net.ns_srv), ("NET_NS_CLI", net.ns_cli),
+                     ("NET_VETH_SRV", VETH_SRV), ("NET_VETH_CLI", VETH_CLI), ("NET_ADDR_SRV", ADDR_SRV),
+                     ("NET_ADDR_CLI", ADDR_CLI), ("NET_VETH2_SRV", VETH2_SRV), ("NET_VETH2_CLI", VETH2_CLI),
+                     ("NET_SRV_PORT", SRV_PORT)):
+            print(k, v)
+    elif a.command == "veth":
+        try:
+            net.start_veth(a.mtu, a.srv_log, a.tbench_srv, srv_args)
+        except BaseException:
+            net.cleanup()
+            raise
+    elif a.command == "mptcp-paths":
+        net.mptcp_paths(a.mtu)
+    elif a.command == "down":
+        for ns in (net.ns_cli, net.ns_srv, net.ns):
+            if os.path.exists(os.path.join(NETNS_DIR, ns)):
+                err = remove_namespace(ns)
+                if err:
+                    raise NetError(f"namespace {ns}: {err}")
+    else:
+        remove_stale("tbtools.netns")
+    return 0
+
+
+if __name__ == "__main__":
+    from .errors import run_main
+    sys.exit(run_main("tbtools.netns", main, sys.argv[1:]))

@@ -105,3 +105,11 @@ wait "$pid" || rc=$?
 kill "$watch" 2>/dev/null
 exit "$rc"
 """
+
+# A host's facts, one a line: name, kernel release and version, machine,
+# CPU model, CPUs online, memory in kB (an empty line where it cannot say).
+FACTS = r"""uname -n; uname -r; uname -v; uname -m
+echo "$(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -n 1)"
+echo "$(nproc)"
+echo "$(sed -n "s/^MemTotal: *\([0-9]*\) kB$/\1/p" /proc/meminfo)"
+"""
