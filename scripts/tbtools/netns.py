@@ -18,6 +18,7 @@ import time
 from typing import NamedTuple
 
 from .errors import RunError
+from .store import atomic_write
 
 NS_PREFIX = "tbsweep-"          # tbsweep-PID, tbsweep-PID-srv, tbsweep-PID-cli
 NS_NAME = re.compile(r"^tbsweep-([0-9]+)(-srv|-cli)?$")
@@ -31,6 +32,9 @@ VETH2_SRV, VETH2_CLI = "veth-srv2", "veth-cli2"
 ADDR2_SRV, ADDR2_CLI = "10.199.1.1", "10.199.1.2"
 SRV_PORT = 7003
 MODES = ("lo", "veth", "dev", "remote")
+# What a sweep writes of itself (its processes; --dev's device as it was),
+# for the next sweep to clean up after one killed with -9.
+STATE_DIR = "/run/tbench-sweep"
 
 
 class NetError(RunError):
@@ -169,16 +173,52 @@ def rate_bytes(rate):
 # ---- stale sweeps (kill -9) ------------------------------------------------------
 
 
-def _owner_start(pid):
-    """PID's start time (clock ticks since boot, /proc/PID/stat field 22)."""
+def start_time(pid):
+    """PID's start time (clock ticks since boot, /proc/PID/stat field 22):
+    with the PID, names one process even after PIDs wrapped."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
         return None
 
 
-def stale_sweeps(netns_dir=NETNS_DIR):
+def net_ns_id():
+    """This process's network namespace (its inode): the host's devices a
+    state file names are only this namespace's."""
+    try:
+        return os.stat("/proc/self/ns/net").st_ino
+    except OSError:
+        return None
+
+
+def state_path(base, state_dir=STATE_DIR):
+    return os.path.join(state_dir, base + ".json")
+
+
+def read_state(base, state_dir=STATE_DIR):
+    """What the sweep of namespace BASE wrote of itself ({} if nothing)."""
+    try:
+        with open(state_path(base, state_dir)) as f:
+            state = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def owners_alive(owner, state):
+    """True while the sweep that made tbsweep-OWNER runs: its owner (the
+    PID the user knows) or a process it recorded (its worker, which may
+    still clean up after an owner killed with -9), each the same process
+    it recorded (its start time), not a later one with its PID."""
+    procs = state.get("processes") or [[owner, None]]
+    for pid, start in procs:
+        if pid_alive(pid) and (start is None or start_time(pid) == start):
+            return True
+    return False
+
+
+def stale_sweeps(netns_dir=NETNS_DIR, state_dir=STATE_DIR):
     """The namespaces of sweeps that no longer run: [(name, owner PID)].
     A sweep's namespaces carry its PID (tbsweep-PID[-srv|-cli]); the veth
     pairs live inside them and go with them."""
@@ -189,7 +229,7 @@ def stale_sweeps(netns_dir=NETNS_DIR):
     stale = []
     for name in entries:
         m = NS_NAME.match(name)
-        if m and not pid_alive(int(m.group(1))):
+        if m and not owners_alive(int(m.group(1)), read_state(NS_PREFIX + m.group(1), state_dir)):
             stale.append((name, int(m.group(1))))
     return stale
 
@@ -211,18 +251,58 @@ def remove_namespace(name):
     return "" if p.returncode == 0 else (p.stderr.strip() or f"ip netns del {name} failed")
 
 
-def remove_stale(prog, netns_dir=NETNS_DIR, log=None):
+def restore_left_device(prog, owner, state, log):
+    """The host device a dead sweep (--dev) changed, as its state file
+    says it was: offloads and MTU, and the kernel's root qdisc back."""
+    dev = state.get("dev")
+    if not dev or state.get("net_ns") != net_ns_id():
+        return
+    saved = state.get("dev_saved") or []
+    if saved and run(["ethtool", "-K", dev] + saved).returncode == 0:
+        words = " ".join(f"{k}={v}" for k, v in zip(saved[::2], saved[1::2]))
+        print(f"{prog}: restored {dev}'s offloads {words}, left by sweep {owner} (not running)", file=log)
+    if state.get("mtu") and run(["ip", "link", "set", "dev", dev, "mtu", str(state["mtu"])]).returncode == 0:
+        print(f"{prog}: restored {dev}'s MTU {state['mtu']}, left by sweep {owner}", file=log)
+    if state.get("qdisc") and run(["tc", "qdisc", "del", "dev", dev, "root"]).returncode == 0:
+        print(f"{prog}: restored {dev}'s root qdisc (the kernel's default), left by sweep {owner}", file=log)
+
+
+def dead_state_owners(state_dir=STATE_DIR):
+    """The owners of state files whose sweeps no longer run (one killed
+    before it made a namespace, or after it removed them)."""
+    try:
+        names = os.listdir(state_dir)
+    except OSError:
+        return []
+    owners = []
+    for name in names:
+        m = re.fullmatch(NS_PREFIX + r"([0-9]+)\.json", name)
+        if m and not owners_alive(int(m.group(1)), read_state(name[:-5], state_dir)):
+            owners.append(int(m.group(1)))
+    return owners
+
+
+def remove_stale(prog, netns_dir=NETNS_DIR, log=None, state_dir=STATE_DIR):
     """Removes every namespace (and so veth pair) that a sweep no longer
-    running left, saying so on stderr; returns the names removed."""
+    running left, and sets back the host device it changed (--dev), saying
+    so on stderr; returns the namespaces removed."""
     log = log or sys.stderr
-    removed = []
-    for name, owner in stale_sweeps(netns_dir):
+    removed, owners = [], set(dead_state_owners(state_dir))
+    for name, owner in stale_sweeps(netns_dir, state_dir):
+        owners.add(owner)
         err = remove_namespace(name)
         if err:
             print(f"{prog}: WARNING: could not remove namespace {name} left by sweep {owner}: {err}", file=log)
         else:
             print(f"{prog}: removed namespace {name} left by sweep {owner} (not running)", file=log)
             removed.append(name)
+    for owner in sorted(owners):
+        base = NS_PREFIX + str(owner)
+        restore_left_device(prog, owner, read_state(base, state_dir), log)
+        try:
+            os.unlink(state_path(base, state_dir))
+        except OSError:
+            pass
     return removed
 
 
@@ -244,7 +324,9 @@ class Net:
             raise ValueError(f"mode {mode!r}")
         self.prog, self.mode, self.backends, self.dev, self.remote = prog, mode, backends, dev, remote
         self.log = log or sys.stderr
-        self.ns, self.ns_srv, self.ns_cli = names(owner or os.getpid())
+        self.owner = owner or os.getpid()
+        self.ns, self.ns_srv, self.ns_cli = names(self.owner)
+        self.state = None         # what the state file says (None: none written)
         self.namespaces = []      # made by us, removed by cleanup
         self.server = None        # the Popen of --veth's tbench_srv
         self.server_args = None   # its extra arguments
@@ -255,6 +337,28 @@ class Net:
 
     def __enter__(self):
         return self
+
+    def _save_state(self, **changes):
+        """The state file, for a next sweep to clean up after this one if
+        it is killed with -9 (remove_stale). Best effort: a sweep that
+        cannot write it still runs."""
+        if self.state is None:
+            pids = sorted({self.owner, os.getpid()})
+            self.state = {"processes": [[p, start_time(p)] for p in pids], "net_ns": net_ns_id()}
+        self.state.update(changes)
+        try:
+            os.makedirs(STATE_DIR, exist_ok=True)
+            atomic_write(state_path(self.ns), json.dumps(self.state) + "\n")
+        except (OSError, RunError):
+            pass
+
+    def _drop_state(self):
+        if self.state is not None:
+            try:
+                os.unlink(state_path(self.ns))
+            except OSError:
+                pass
+            self.state = None
 
     def __exit__(self, *exc):
         self.cleanup()
@@ -299,6 +403,7 @@ class Net:
         program); with dev, DEV's offloads saved. NetError if it cannot."""
         if self.mode == "lo":
             return
+        self._save_state()
         self._new_ns(self.ns)
         if self.mode == "veth":
             self.start_veth(mtu, srv_log, tbench_srv, srv_args)
@@ -404,6 +509,7 @@ class Net:
         for name, value in zip(("tso", "gso", "gro"), self.read_offloads(Device("", self.dev))):
             if value != "unknown":
                 self.dev_saved += [name, value]
+        self._save_state(dev=self.dev, dev_saved=self.dev_saved)
         print(f"{self.prog}: {self.dev} offloads now {self._saved_words()}: restored on exit", file=self.log)
 
     def _saved_words(self):
@@ -478,6 +584,8 @@ class Net:
         for d in devs:
             if d not in self.mtu_saved:
                 self.mtu_saved[d] = self.mtu_of(d)
+                if d == Device("", self.dev) and self.mtu_saved[d]:
+                    self._save_state(mtu=self.mtu_saved[d])
             p = self.run_in(d.ns, ["ip", "link", "set", "dev", d.name, "mtu", str(mtu)])
             now = self.mtu_of(d)
             print(f"mtu of {d.where()}: {now or 'unknown'}", file=log, flush=True)
@@ -511,6 +619,8 @@ class Net:
                                " which the sweep could not restore")
                     continue
                 self.qdisc_set.add(d)
+                if d == Device("", self.dev):
+                    self._save_state(qdisc=True)
             p = self.run_in(d.ns, ["tc", "qdisc", "replace", "dev", d.name, "root", "tbf", "rate", rate,
                                    "burst", str(burst), "latency", "50ms"])
             q = self._root_qdisc(d)
@@ -536,6 +646,8 @@ class Net:
                 print(f"{self.prog}: restoring {d.name}: the kernel's default root qdisc", file=self.log)
             self.run_in(d.ns, ["tc", "qdisc", "del", "dev", d.name, "root"])
         self.mtu_saved, self.qdisc_set = {}, set()
+        if self.state and (self.state.get("mtu") or self.state.get("qdisc")):
+            self._save_state(mtu=None, qdisc=False)
 
     # ---- meta.json
 
@@ -582,6 +694,7 @@ class Net:
             if run(["ip", "netns", "del", ns]).returncode != 0:
                 print(f"{self.prog}: WARNING: could not remove namespace {ns}", file=self.log)
         self.namespaces = []
+        self._drop_state()
 
 
 def last_line(path):

@@ -516,8 +516,7 @@ class Remote:
 
     def clients_why(self):
         """remote_clients_why: why the last clients_run failed, one line ("" if it did not)."""
-        why, self.why = self.why, ""
-        return why
+        return self.why
 
     # ---- the end
 

@@ -3,6 +3,7 @@ and removed (root); namespaces of a sweep that no longer runs found and
 removed, and those of a running one left alone."""
 
 import io
+import json
 import os
 import subprocess
 import tempfile
@@ -72,7 +73,23 @@ class Stale(unittest.TestCase):
             for name in (f"tbsweep-{dead}", f"tbsweep-{dead}-srv", f"tbsweep-{alive}-cli",
                          "tbcl99-ctl", f"tbsweep-{dead}-other", "tbsweep-x"):
                 open(os.path.join(d, name), "w").close()
-            self.assertEqual(netns.stale_sweeps(d), [(f"tbsweep-{dead}", dead), (f"tbsweep-{dead}-srv", dead)])
+            self.assertEqual(netns.stale_sweeps(d, d), [(f"tbsweep-{dead}", dead), (f"tbsweep-{dead}-srv", dead)])
+
+    def test_state_file_names_the_processes(self):
+        with tempfile.TemporaryDirectory() as d:
+            dead, alive = dead_pid(), os.getpid()
+            for owner in (dead, alive):
+                open(os.path.join(d, f"tbsweep-{owner}"), "w").close()
+
+            def state(owner, procs):
+                with open(os.path.join(d, f"tbsweep-{owner}.json"), "w") as f:
+                    json.dump({"processes": procs}, f)
+            # the owner killed with -9, its worker still cleaning up: not stale
+            state(dead, [[dead, None], [alive, netns.start_time(alive)]])
+            # a live PID that is another process than the one recorded: stale
+            state(alive, [[alive, netns.start_time(alive) + 1]])
+            self.assertEqual(netns.stale_sweeps(d, d), [(f"tbsweep-{alive}", alive)])
+            self.assertEqual(netns.dead_state_owners(d), [alive])
 
     def test_no_directory(self):
         self.assertEqual(netns.stale_sweeps("/nonexistent/netns"), [])
