@@ -632,16 +632,25 @@ class Net:
                            f" bytes/s, not {want}{err}")
         return why
 
+    def _guarded(self, d):
+        """True for a device of another host whose guard has ended: it
+        restored the device, and no command reaches that host any more."""
+        return d.ns.startswith("@") and self.remote is not None and not self.remote.guarding(d.ns[1:])
+
     def restore_devices(self, say=False):
         """net_restore_devices: every MTU and qdisc the knobs changed back as
         it was (after each run, and on exit); SAY: says so for the host's
         devices (--dev), as on exit."""
         for d, mtu in self.mtu_saved.items():
+            if self._guarded(d):
+                continue
             if say and d.ns == "":
                 print(f"{self.prog}: restoring {d.name}: mtu {mtu}", file=self.log)
             if not mtu or self.run_in(d.ns, ["ip", "link", "set", "dev", d.name, "mtu", mtu]).returncode != 0:
                 print(f"{self.prog}: WARNING: could not restore {d.where()}'s MTU {mtu}", file=self.log)
         for d in self.qdisc_set:
+            if self._guarded(d):
+                continue
             if say and d.ns == "":
                 print(f"{self.prog}: restoring {d.name}: the kernel's default root qdisc", file=self.log)
             self.run_in(d.ns, ["tc", "qdisc", "del", "dev", d.name, "root"])

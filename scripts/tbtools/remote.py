@@ -163,6 +163,10 @@ class Remote:
         """The server's device, as Net.route gives it."""
         return self.opts.devs
 
+    def guarding(self, host):
+        """True while HOST's guard runs (it restores HOST when it ends)."""
+        return host in self.guards and self.guards[host].poll() is None
+
     # ---- running things there
 
     def ssh_argv(self, host, words):
