@@ -134,8 +134,8 @@ def runs_text(sweep):
         raise _Shape("sweep")
     prec = sweep.get("precision")
     if prec not in (None, False):
-        f = lambda k: shown(field(prec, k))   # noqa: E731
-        reps = f"{f('min_reps')} to {f('max_reps')} reps (until {f('figure')} was known to {f('pct')}%)"
+        p = {k: shown(field(prec, k)) for k in ("min_reps", "max_reps", "figure", "pct")}
+        reps = f"{p['min_reps']} to {p['max_reps']} reps (until {p['figure']} was known to {p['pct']}%)"
     else:
         reps = f"{shown(sweep.get('reps'))} reps"
     return (f"{shown(sweep.get('time_s'))} s each after {shown(sweep.get('warmup_s'))} s warm-up, "
