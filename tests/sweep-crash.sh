@@ -49,7 +49,7 @@ trap teardown EXIT
 # The first sweep, in a process group of its own; killed with -9 once its
 # tbench runs, as a crash would: no clean-up of its own.
 set -m
-"$SWEEP" --veth --backends tcp --clients 1 --reps 1 -t 60 --warmup 0 --out "$TL_TMP/dead" -- -c "$LOAD" \
+"$SWEEP" --veth --backends tcp --clients 1 --reps 1 -t 60 --warmup 0 --offload off --out "$TL_TMP/dead" -- -c "$LOAD" \
 	>"$TL_TMP/dead.out" 2>"$TL_TMP/dead.err" </dev/null &
 DEAD=$!
 set +m
@@ -77,7 +77,7 @@ left="$(namespaces_of "$DEAD" | paste -sd' ')"
 
 # The next sweep removes them.
 rc=0
-"$SWEEP" --veth --backends tcp --clients 1 --reps 1 -t 1 --warmup 0 --out "$TL_TMP/next" -- -c "$LOAD" \
+"$SWEEP" --veth --backends tcp --clients 1 --reps 1 -t 1 --warmup 0 --offload off --out "$TL_TMP/next" -- -c "$LOAD" \
 	>"$TL_TMP/next.out" 2>"$TL_TMP/next.err" </dev/null &
 NEXT=$!
 wait "$NEXT" || rc=$?
@@ -90,8 +90,12 @@ left="$(namespaces_of "$NEXT" | paste -sd' ')"
 [ -z "$left" ] && ok "no namespace of the next sweep left" || not_ok "left: $left"
 [ ! -e "/run/tbench-sweep/tbsweep-$DEAD.json" ] && [ ! -e "/run/tbench-sweep/tbsweep-$NEXT.json" ] &&
 	ok "no state file of either left" || not_ok "state files left: $(ls /run/tbench-sweep)"
+# A zombie (killed, not yet reaped by PID 1) runs no more.
 alive=""
-for pid in $programs; do ! kill -0 "$pid" 2>/dev/null || alive="$alive $pid"; done
+for pid in $programs; do
+	state="$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)" || state=""
+	[ -z "$state" ] || [ "$state" = Z ] || alive="$alive $pid"
+done
 [ -z "$alive" ] && ok "no tbench or tbench_srv of the killed sweep left" ||
 	not_ok "left running:$alive"
 [ "$("$TBENCH_STATS" select --columns status --tsv "$TL_TMP/next/runs.csv")" = ok ] &&
