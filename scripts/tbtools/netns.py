@@ -255,7 +255,7 @@ def restore_left_device(prog, owner, state, log):
     """The host device a dead sweep (--dev) changed, as its state file
     says it was: offloads and MTU, and the kernel's root qdisc back."""
     dev = state.get("dev")
-    if not dev or state.get("net_ns") != net_ns_id():
+    if not dev:
         return
     saved = state.get("dev_saved") or []
     if saved and run(["ethtool", "-K", dev] + saved).returncode == 0:
@@ -298,7 +298,10 @@ def remove_stale(prog, netns_dir=NETNS_DIR, log=None, state_dir=STATE_DIR):
             removed.append(name)
     for owner in sorted(owners):
         base = NS_PREFIX + str(owner)
-        restore_left_device(prog, owner, read_state(base, state_dir), log)
+        state = read_state(base, state_dir)
+        if state.get("net_ns", net_ns_id()) != net_ns_id():
+            continue   # a sweep of another network namespace: its device is not here
+        restore_left_device(prog, owner, state, log)
         try:
             os.unlink(state_path(base, state_dir))
         except OSError:
