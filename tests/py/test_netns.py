@@ -182,5 +182,44 @@ class RemoveStale(unittest.TestCase):
             netns.run(["ip", "netns", "del", name])
 
 
+# In a network and mount namespace of its own (its own /run/netns): a --dev
+# sweep on dv0 killed with -9 after it changed dv0, then remove_stale.
+DEV_CRASH = r"""
+import os, subprocess, sys
+from tbtools import netns
+subprocess.run(["mount", "-t", "tmpfs", "none", netns.NETNS_DIR], check=True)
+subprocess.run(["ip", "link", "add", "dv0", "type", "veth", "peer", "name", "dv1"], check=True)
+dv0 = netns.Device("", "dv0")
+before = (netns.Net("t", "dev", dev="dv0").read_offloads(dv0), netns.Net("t", "dev").mtu_of(dv0))
+pid = os.fork()
+if pid == 0:
+    net = netns.Net("t", "dev", dev="dv0")
+    net.setup(1500)
+    net.apply_offloads([dv0], "off" if before[0][0] == "on" else "on", "", "")
+    net.set_mtu([dv0], 9000)
+    net.set_rate([dv0], "1gbit")
+    os.kill(os.getpid(), 9)
+os.waitpid(pid, 0)
+net = netns.Net("t", "dev")
+changed = (net.read_offloads(dv0), net.mtu_of(dv0))
+removed = netns.remove_stale("t")
+after = (net.read_offloads(dv0), net.mtu_of(dv0))
+print("changed" if changed != before else "unchanged", "restored" if after == before else f"not restored {after}",
+      removed == [f"tbsweep-{pid}"], os.path.exists(netns.state_path(f"tbsweep-{pid}")),
+      net._root_qdisc(dv0).get("kind"))
+"""
+
+
+@unittest.skipUnless(can_make_namespaces(), "needs root and ip netns")
+class DevCrash(unittest.TestCase):
+    def test_device_set_back_after_kill_9(self):
+        p = subprocess.run(["unshare", "--net", "--mount", "--propagation", "private", "python3", "-c", DEV_CRASH],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.stdout.split()[:4], ["changed", "restored", "True", "False"], p.stdout + p.stderr)
+        self.assertNotEqual(p.stdout.split()[4:], ["tbf"], "the sweep's tbf is gone")
+        self.assertIn("restored dv0's offloads", p.stderr)
+        self.assertIn("restored dv0's MTU 1500", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
