@@ -10,12 +10,15 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 def gnuplot_str(text):
     """TEXT as a gnuplot string literal that gnuplot does not expand: a
     single-quoted string (no backquote command substitution, no escapes,
-    no macros), its quotes doubled; a newline becomes gnuplot's "\\n"
+    no macros), its quotes as "'" joined on; a newline becomes gnuplot's "\\n"
     joined on, other control characters a space. Print it with
     'noenhanced' where ^ _ { } @ & must show as they are."""
     parts = []
     for line in str(text).split("\n"):
-        parts.append("'" + _CONTROL.sub(" ", line).replace("'", "''") + "'")
+        # gnuplot 5.4 misreads '' (a quote) at a literal's start or beside
+        # another: a run of quotes goes in double quotes instead, alone
+        pieces = re.split(r"('+)", _CONTROL.sub(" ", line))
+        parts.append(".".join(f'"{p}"' if p.startswith("'") else f"'{p}'" for p in pieces if p) or "''")
     return '."\\n".'.join(parts)
 
 
