@@ -44,9 +44,9 @@ make_runs() { # SCALE [PLACEMENT]
 }
 
 # The titles of the lines of a kept gnuplot script, one a line, in order
-# (gnuplot string literals in single quotes, a quote in them doubled).
+# (gnuplot string literals in single quotes).
 titles() { # SCRIPT
-	grep "^  " "$1" | grep -o "title '\([^']\|''\)*'" | sed "s/^title '//; s/'\$//; s/''/'/g" | awk '!seen[$0]++'
+	grep "^  " "$1" | grep -o "title '[^']*'" | sed "s/^title '//; s/'\$//" | awk '!seen[$0]++'
 }
 
 # The knobs not varied: "-", as tbench-stats row writes them.
