@@ -10,6 +10,9 @@ import subprocess
 from .errors import RunError
 from .text import gnuplot_str
 
+# between the clauses of a plot command, a clause a line
+CLAUSE_SEP = ", \\\n"
+
 
 def number(text):
     """TEXT as a float, None when it is no finite number (gnuplot leaves

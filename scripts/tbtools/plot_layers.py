@@ -11,7 +11,6 @@ from . import gnuplot, plot_meta, plot_style
 from .plot_series import Layers, TraceBars, awk_number
 from .text import gnuplot_str
 
-SEP = ", \\\n"
 LAYER_COLUMNS = ["clients", "layer", "label", "bottom", "top", "mean", "ci95", "subtrahend"]
 WALL_LABEL = "wall µs per operation = clients × 1e6 / (ops/sec)"
 
@@ -163,7 +162,7 @@ def layer_panel(ctx, layers, title, ylabel, left, right):
     # left of the centre, clear of the bars
     out.append(f"  {gnuplot_str(layers.prefix + '.total')} using ($1-0.32):2:(sprintf('%.1f', $2)) "
                "with labels left offset 0,0.8 font ',11' notitle")
-    return text + SEP.join(out) + "\n"
+    return text + gnuplot.CLAUSE_SEP.join(out) + "\n"
 
 
 def _multiplot_head(title, ctx, tmargin, bmargin):
@@ -246,7 +245,7 @@ def sibling_panel(ctx, layers, title, ylabel, left, right):
         # the value upright above the interval (above 0 when that is lower)
         out.append(f"  {dat} using ($1+{x}):(cut(max($4+$5, 0))):(sprintf('%+.2f', $4)) with labels rotate by 90 "
                    "left offset 0,0.5 font ',9' notitle")
-    return text + SEP.join(out) + "\n"
+    return text + gnuplot.CLAUSE_SEP.join(out) + "\n"
 
 
 def plot_siblings(ctx):
@@ -295,7 +294,7 @@ def trace_panel(ctx, bars, title, ylabel, left, right):
     out.append(f"  {bars_file} using ($1-{hw}):3:(2*{hw}):(0) with vectors nohead lw 2 lc rgb '#000000' "
                "title 'wall µs per operation'")
     out.append(f"  {bars_file} using 1:(max($2, $3)):4 with labels rotate by 90 left offset 0,0.4 font ',8' notitle")
-    return text + SEP.join(out) + "\n"
+    return text + gnuplot.CLAUSE_SEP.join(out) + "\n"
 
 
 def stack_backends(model):

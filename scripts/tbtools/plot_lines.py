@@ -9,7 +9,6 @@ from . import gnuplot, plot_meta, plot_style
 from .plot_series import SeriesSet
 from .text import gnuplot_str
 
-SEP = ", \\\n"
 
 
 def series_columns(ctx, src, value, ci, by, vary):
@@ -86,11 +85,11 @@ def clauses(ctx, ss, f, key):
             color, dt, pt = plot_style.series_style(ln.backend, ln.k, ctx.registry)
             out.append(f"  NaN with linespoints lw 2 dt {dt} pt {pt} ps 1.2 lc rgb '#{color}' title {gnuplot_str(ln.title)}")
     if key == "none":
-        return SEP.join(out + ["  NaN notitle"]) + "\n"
+        return gnuplot.CLAUSE_SEP.join(out + ["  NaN notitle"]) + "\n"
     if ss.runs:
         out.append("  NaN with points pt 7 ps 0.7 lc rgb '#60404040' title 'single runs'")
     out.append("  NaN with points pt 9 ps 1.4 lc rgb '#808080' title (NCUT > 0 ? 'bar cut at the edge' : '')")
-    return SEP.join(out) + "\n"
+    return gnuplot.CLAUSE_SEP.join(out) + "\n"
 
 
 def y_range(ss, nonneg, log):

@@ -3,7 +3,6 @@
 layer) and the bars of the trace chart (a file per part). Every value is
 written as tbench-stats wrote it; only places on the axis are computed."""
 
-import os
 from collections import namedtuple
 
 Line = namedtuple("Line", "id backend k title key")

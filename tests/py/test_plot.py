@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tbtools import gnuplot, plot_data, plot_layers, plot_lines, plot_meta, plot_series, plot_style
+from tbtools import gnuplot, plot_data, plot_layers, plot_lines, plot_meta, plot_series, plot_style, text
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
 MODEL = plot_data.Model(
@@ -180,6 +180,15 @@ class Meta(unittest.TestCase):
         os.makedirs(os.path.join(b, "s"))
         labels = plot_data.sweep_labels([a, b, os.path.join(b, "s")])
         self.assertEqual(list(labels), ["x__y_z", "s", "s#2"])
+
+
+@unittest.skipUnless(shutil.which("gnuplot"), "needs gnuplot")
+class Quotes(unittest.TestCase):
+    def test_runs_of_quotes_read_back(self):
+        # gnuplot 5.4 misreads '' at a literal's start or beside another
+        s = "''x'' ''''y' it's\n'"
+        p = subprocess.run(["gnuplot"], input=f"print {text.gnuplot_str(s)}\n", capture_output=True, text=True)
+        self.assertEqual(p.stderr, s + "\n")
 
 
 # A command a results directory must never get run; it would leave MARK.
