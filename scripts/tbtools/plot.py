@@ -17,6 +17,7 @@ from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-plot"
 INDENT = " " * 30
+DEFAULT_SIZE = "1280x760"
 
 USAGE = """Usage: @PROG@ [OPTIONS] DIR
        @PROG@ [OPTIONS] --out-dir D DIR1 DIR2 ...
@@ -185,7 +186,7 @@ class Context:
         self.dirs, self.outdir = opts.dirs, opts.out_dir or opts.dirs[0]
         self.logy, self.by = opts.logy, opts.by or ""
         self.size_given = opts.size is not None
-        self.size = tuple(int(v) for v in (opts.size or "1280x760").split("x"))
+        self.size = tuple(int(v) for v in (opts.size or DEFAULT_SIZE).split("x"))
         self.inputs = self.xtics = self.swept = None
         self.title, self.vary, self.vary_all, self.levels = "", [], [], []
 
