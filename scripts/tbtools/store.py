@@ -90,3 +90,33 @@ def meta_field(meta, path, field, kind, required=True):
     if not ok:
         raise UsageError(f"{path}: field '{field}' must be {what}, not {json.dumps(value)[:60]}")
     return value
+
+
+def sweep_status(meta):
+    """A sweep's status as its meta.json says it (running, complete,
+    interrupted, failed), but "interrupted" where it says running and the
+    process it names is gone (pid, the same process if pid_start says when
+    it started, on the machine host.name): killed with -9, or the machine
+    went down."""
+    import socket
+    status = meta.get("status") if isinstance(meta.get("status"), str) else "unknown"
+    pid, host = meta.get("pid"), meta.get("host")
+    if status != "running" or not isinstance(pid, int) or isinstance(pid, bool):
+        return status
+    if isinstance(host, dict) and host.get("name") not in (None, socket.gethostname()):
+        return "running"   # another machine's: it cannot be told from here
+    started = process_start(pid)
+    if started is None or meta.get("pid_start") not in (None, started):
+        return "interrupted"
+    return "running"
+
+
+def process_start(pid):
+    """When process PID started (clock ticks since boot, /proc/PID/stat's
+    field 22), None if there is no such process (a zombie counts as none)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == "Z" else int(fields[19])
