@@ -204,6 +204,7 @@ class Session:
     def main(self):
         self.find_programs()
         self.make_plan()
+        self.check_resumed()
         runner = Runner(self)
         if self.opts.dry_run:
             self.print_plan(runner)
@@ -214,6 +215,20 @@ class Session:
             self.check_netns()
         self.owner = supervise.start()
         return self.run_session(runner)
+
+    def check_resumed(self):
+        """A sweep resumed must not run still: its meta.json says running
+        and its process is there. Says so when it says running and is gone."""
+        meta = self.meta()
+        if meta.get("status") != "running":
+            return
+        pid = meta.get("pid")
+        if store.sweep_status(meta) == "running" and not self.opts.dry_run:
+            raise RunError(f"--resume: the sweep in {self.out} still runs (pid {pid}, {self.meta_path}): "
+                           "wait for it to end, or stop it first (kill -INT)")
+        if store.sweep_status(meta) == "interrupted":
+            print(f"{self.prog}: --resume: {self.meta_path} says running, but sweep {pid} is gone: "
+                  "it was interrupted", file=sys.stderr)
 
     def check_host(self):
         o = self.opts
@@ -259,6 +274,9 @@ class Session:
             self.status, rc = "failed", 2 if isinstance(e, UsageError) else 1
             print(f"{self.prog}: {e}", file=sys.stderr)
         finally:
+            if self.status == "failed" and self.meta_ready:
+                print(f"{self.prog}: stopped; the runs before are kept in {self.out} (continue with "
+                      f"--resume --out {self.out})", file=sys.stderr)
             rc = self.clean_up(runner, rc)
         return rc
 
@@ -272,6 +290,9 @@ class Session:
         self.results = results.Results(self.out, self.stats)
         self.start_iso = results.now_iso()
         self.sessions, first = results.previous_sessions(self.meta_path) if o.resume else ([], None)
+        for earlier in self.sessions:   # one that never said how it ended
+            if isinstance(earlier, dict) and earlier.get("status") == "running":
+                earlier["status"] = "interrupted"
         self.first_start = first or self.start_iso
         self.results.start(o.resume, o.retry_failed, self.header)
         self.remote = remote.Remote(self.prog, o.remote, self.out, self.stats, o.threads) if self.mode == "remote" else None
@@ -365,7 +386,8 @@ class Session:
         keep = resume.argv_to_keep(self.parser, self.stored_and_typed())
         command = results.shell_words([sys.argv[0]] + list(self.typed))
         doc = {
-            "status": self.status, "start": self.first_start, "end": end, "pid": self.owner,
+            "status": self.status, "start": self.first_start, "end": end,
+            "pid": self.owner, "pid_start": store.process_start(self.owner),
             "command": command, "argv": keep, "cwd": os.getcwd(),
             "host": results.host_facts(),
             "tbench": {"path": self.tbench, "version": self.tbench_version,

@@ -103,3 +103,23 @@ class Keep(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Status(unittest.TestCase):
+    """store.sweep_status: "running" with its process gone reads as interrupted."""
+
+    def test_running_only_while_its_process_is(self):
+        from tbtools import store
+        me = os.getpid()
+        self.assertEqual(store.sweep_status({"status": "running", "pid": me, "pid_start": store.process_start(me)}),
+                         "running")
+        self.assertEqual(store.sweep_status({"status": "running", "pid": me, "pid_start": 1}), "interrupted",
+                         "another process with the sweep's pid")
+        gone = os.fork()
+        if gone == 0:
+            os._exit(0)
+        os.waitpid(gone, 0)
+        self.assertEqual(store.sweep_status({"status": "running", "pid": gone}), "interrupted")
+        self.assertEqual(store.sweep_status({"status": "complete", "pid": gone}), "complete")
+        self.assertEqual(store.sweep_status({"status": "running", "pid": gone, "host": {"name": "elsewhere."}}),
+                         "running")
