@@ -20,9 +20,10 @@ SCRIPT_DIR = os.path.dirname(os.path.realpath(sys.argv[0]))
 
 
 class Session:
-    def __init__(self, prog, parser, opts, typed, stored):
+    def __init__(self, prog, parser, opts, typed, used):
         self.prog, self.parser, self.opts = prog, parser, opts
-        self.typed, self.stored = typed, stored   # argv as typed; meta.json's, with --resume
+        # argv as typed; as used (with --resume, meta.json's and the session's)
+        self.typed, self.used = typed, used
         self.mode = opts.mode
         self.n_runs = self.n_failed = 0
         self.t0 = time.monotonic()
@@ -383,7 +384,7 @@ class Session:
     def write_meta(self):
         o, ended = self.opts, self.status != "running"
         end = results.now_iso() if ended else None
-        keep = resume.argv_to_keep(self.parser, self.stored_and_typed())
+        keep = resume.argv_to_keep(self.parser, self.used)
         command = results.shell_words([sys.argv[0]] + list(self.typed))
         doc = {
             "status": self.status, "start": self.first_start, "end": end,
@@ -400,13 +401,6 @@ class Session:
                                           "status": self.status}],
         }
         results.write_meta(self.meta_path, doc)
-
-    def stored_and_typed(self):
-        """The command line this session runs: with --resume, the stored
-        options and the session's own."""
-        if self.stored is None:
-            return list(self.typed)
-        return resume.merge(self.parser, list(self.typed), self.out)[0]
 
     def sweep_meta(self):
         o, k = self.opts, self.knobs

@@ -97,31 +97,29 @@ def main(argv):
     if typed.version:
         print(programs.script_version(PROG, typed.tbench or os.environ.get("TBENCH")))
         return 0
-    opts, stored = typed, None
+    opts, used = typed, list(argv)
     if typed.resume and typed.out:
-        merged, stored = resume.merge(p, argv, typed.out)
+        used, stored = resume.merge(p, argv, typed.out)
         if stored is not None:
-            opts = resume.parse(p, merged)
+            opts = resume.parse(p, used)
     check(opts)
-    return session.Session(PROG, p, opts, argv, stored).main()
-
-
-def backends_for_help(explicit, cache={}):
-    """For --help: the backends of the tbench that would be used, by
-    capability, else where to read them."""
-    if "b" not in cache:
-        try:
-            with contextlib.redirect_stderr(io.StringIO()):
-                cache["b"] = programs.Backends(programs.find(PROG, "tbench", "", explicit,
-                                                               script_dir=session.SCRIPT_DIR))
-        except Exception:   # noqa: BLE001 -- help must print whatever tbench is
-            cache["b"] = None
-    return lambda *caps: (",".join(cache["b"].with_caps(*caps)) if cache["b"]
-                          else f"those with {' '.join(caps)} in 'tbench -b list'")
+    return session.Session(PROG, p, opts, argv, used).main()
 
 
 def help_text(explicit_tbench):
-    bw = backends_for_help(explicit_tbench)
+    """--help, with the backends of the tbench that would be used by
+    capability (else where to read them)."""
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            backends = programs.Backends(programs.find(PROG, "tbench", "", explicit_tbench,
+                                                       script_dir=session.SCRIPT_DIR))
+    except Exception:   # noqa: BLE001 -- --help prints whatever tbench is there
+        backends = None
+
+    def bw(*caps):
+        if backends is None:
+            return f"those with {' '.join(caps)} in 'tbench -b list'"
+        return ",".join(backends.with_caps(*caps))
     return HELP.format(prog=PROG, default=bw("default"), offloads=bw("offloads"), sockopts=bw("sockopts"),
                        wire=bw("wire"), multipath=bw("multipath"), server=bw("server"),
                        max_reps=precision.DEFAULT_MAX_REPS)
