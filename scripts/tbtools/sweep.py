@@ -5,8 +5,9 @@ import argparse
 import contextlib
 import io
 import os
+import sys
 
-from . import precision, programs, remote, resume, session, text
+from . import precision, programs, remote, results, resume, session, text
 from .plan import is_secs, is_seed, secs_to_ms
 from .errors import Parser, UsageError
 
@@ -102,6 +103,8 @@ def main(argv):
         used, stored = resume.merge(p, argv, typed.out)
         if stored is not None:
             opts = resume.parse(p, used)
+            print(f"{PROG}: --resume: the sweep's options from {os.path.join(typed.out, 'meta.json')}: "
+                  f"{results.shell_words(stored)}", file=sys.stderr)
     check(opts)
     return session.Session(PROG, p, opts, argv, used).main()
 
