@@ -51,7 +51,7 @@ class Runner:
 
     # ---- one run
 
-    def run(self, run, reps_shown):
+    def run(self, run):
         """Runs RUN, appends its row to runs.csv and rewrites summary.csv;
         says how it went. True if the run was ok."""
         s, p = self.s, run.point
@@ -75,7 +75,7 @@ class Runner:
                 why += run_why
             s.net.restore_devices()
             json_arg = None
-            if os.path.getsize(json_path + ".part") if os.path.exists(json_path + ".part") else 0:
+            if nonempty(json_path + ".part"):
                 os.replace(json_path + ".part", json_path)
                 sets += ["--set", f"json=runs/{rid}.json"]
                 json_arg = json_path
@@ -222,6 +222,13 @@ class Runner:
         for part in self.parts:
             remove(part)
         self.parts = []
+
+
+def nonempty(path):
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
 
 
 def remove(path):

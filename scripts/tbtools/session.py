@@ -331,7 +331,7 @@ class Session:
             print(f"[{n + 1}/{len(todo)}] {plan.describe_run(run, self.reps_shown())}  ETA {plan.fmt_secs(eta)}",
                   flush=True)
             self.n_runs += 1
-            if not runner.run(run, self.reps_shown()):
+            if not runner.run(run):
                 self.n_failed += 1
             supervise.check()
 
