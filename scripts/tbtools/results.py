@@ -23,6 +23,19 @@ def now_iso():
     return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
+def write(path, data):
+    """store.atomic_write, then the mode a file created here would have
+    (its temporary file is private: 0600), so that others may read the
+    results as they could those of the shell version."""
+    store.atomic_write(path, data)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(path, 0o666 & ~umask)
+    except OSError as e:
+        raise RunError(f"{path}: {e.strerror}") from None
+
+
 class Results:
     """runs.csv and summary.csv of the sweep in OUT, written with STATS."""
 
@@ -58,17 +71,17 @@ class Results:
         """runs.csv of a new sweep (its header), or of a resumed one whose
         failed runs are to run again (the ok ones kept)."""
         if not resume:
-            store.atomic_write(self.runs_csv, header + "\n")
+            write(self.runs_csv, header + "\n")
         elif retry_failed:
             kept = programs.run_stats(self.stats, ["select", "--where", "status=ok", self.runs_csv])
-            store.atomic_write(self.runs_csv, kept)
+            write(self.runs_csv, kept)
 
     def append(self, row):
         """A run's row added to runs.csv: the whole file written anew."""
         text = store.read_text(self.runs_csv)
         if text and not text.endswith("\n"):
             text += "\n"
-        store.atomic_write(self.runs_csv, text + row.rstrip("\n") + "\n")
+        write(self.runs_csv, text + row.rstrip("\n") + "\n")
 
     def write_summary(self):
         try:
@@ -78,7 +91,7 @@ class Results:
         print(quiet_notes(p.stderr), end="", file=sys.stderr)
         if p.returncode != 0:
             raise RunError(f"summary.csv: tbench-stats summarize exited {p.returncode}")
-        store.atomic_write(self.summary_csv, p.stdout)
+        write(self.summary_csv, p.stdout)
 
     def models(self, fallback):
         """The client models of the runs so far ("processes", "threads" or
@@ -197,4 +210,4 @@ def previous_sessions(meta_path):
 
 
 def write_meta(path, doc):
-    store.atomic_write(path, store.json_text(doc))
+    write(path, store.json_text(doc))
