@@ -63,23 +63,29 @@ class Session:
             raise UsageError("--backends: empty list")
         return chosen
 
-    def make_plan(self):
+    def sweep_knobs(self, net):
+        """The knobs of --vary, checked against the mode and the options.
+        NET: the backends whose bytes cross a device, or "all"."""
         o = self.opts
-        names = knobs.offered(self.stats_knobs)
-        vary = knobs.parse_vary(o.vary, names)
+        vary = knobs.parse_vary(o.vary, knobs.offered(self.stats_knobs))
         if "rate" in vary and self.mode == "lo":
             raise UsageError("--vary rate: a tbf qdisc needs a device the sweep may change: add --veth (or --dev IFACE)")
         if o.threads and "model" in vary:
             raise UsageError("--threads and --vary model: give the models with --vary model=processes,threads alone")
-        self.net_backends = o.net_backends.split(",") if o.net_backends else self.backends.with_caps("offloads")
-        net = "all" if o.all_offloads else self.net_backends
-        self.knobs = knobs.Knobs(vary, self.backends, net, self.header.split(","), self.stats_knobs)
-        if self.knobs.varies_sockopts() and any(a == "-T" or a.startswith("--tcp-options") for a in o.extra):
+        k = knobs.Knobs(vary, self.backends, net, self.header.split(","), self.stats_knobs)
+        if k.varies_sockopts() and any(a == "-T" or a.startswith("--tcp-options") for a in o.extra):
             raise UsageError("-T in TBENCH-ARGS and --vary of a socket option: give the options with --vary "
                              "(nodelay, sndbuf, ...)")
+        return k
+
+    def make_plan(self):
+        o = self.opts
+        self.net_backends = o.net_backends.split(",") if o.net_backends else self.backends.with_caps("offloads")
+        net = "all" if o.all_offloads else self.net_backends
+        self.knobs = self.sweep_knobs(net)
         self.backend_list = self.choose_backends()
         self.client_list = plan.clients(o.clients)
-        self.settings = plan.settings(vary)
+        self.settings = plan.settings(self.knobs.vary)
         self.model = "threads" if o.threads else "processes"
         self.out = o.out or default_out(o.label)
         self.meta_path = os.path.join(self.out, "meta.json")
