@@ -103,21 +103,23 @@ def kill_wait(proc, grace_s=2.0):
         pass
 
 
-def kill_pid(pid, grace_s=2.0):
-    """Stops PID (not our child): SIGTERM, then SIGKILL after GRACE_S."""
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        return
+def stop_pids(pids, grace_s=2.0):
+    """Stops PIDS (not our children): SIGTERM to all, then SIGKILL to
+    those still running after GRACE_S."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if not pid_alive(pid):
-            return
+    while time.monotonic() < deadline and any(pid_alive(p) for p in pids):
         time.sleep(0.1)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    for pid in pids:
+        if pid_alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def pid_alive(pid):
@@ -692,9 +694,8 @@ class Net:
         the namespaces. Safe at any point, more than once."""
         kill_wait(self.server)
         self.server = None
-        for ns in self.namespaces:
-            for pid in ns_pids(ns):   # started by us
-                kill_pid(pid)
+        # Whatever else still runs in our namespaces was started by us.
+        stop_pids([pid for ns in self.namespaces for pid in ns_pids(ns)])
         self.restore_devices(say=True)
         if self.dev_saved:
             print(f"{self.prog}: restoring {self.dev}: {self._saved_words()}", file=self.log)

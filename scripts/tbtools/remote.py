@@ -133,8 +133,8 @@ class Remote:
     def __init__(self, prog, opts, out, stats, threads=False, log=None):
         self.prog, self.opts, self.out, self.stats, self.threads = prog, opts, out, stats, threads
         self.log = log or sys.stderr
-        self.guard_timeout = os.environ.get("TBENCH_GUARD_TIMEOUT", "20")
-        self.deadline_slack = int(os.environ.get("TBENCH_HOST_SLACK", "30"))
+        self.guard_timeout = env_secs("TBENCH_GUARD_TIMEOUT", "20", "a guard waits for a heartbeat")
+        self.deadline_slack = int(float(env_secs("TBENCH_HOST_SLACK", "30", "a client host may lag")))
         self.dirs = {}            # host -> its guard's directory
         self.bins = {}            # host -> the program used there
         self.guards = {}          # host -> the Popen of its guard's ssh
@@ -547,6 +547,15 @@ class Remote:
                 print(f"{self.prog}: WARNING: {host}'s guard ended without saying it restored {host} "
                       f"(see {self.guard_logs[host]})", file=self.log)
         self.guards = {}
+
+
+def env_secs(name, default, what):
+    """The seconds the environment variable NAME gives (DEFAULT without);
+    UsageError when it is not a number of seconds."""
+    value = os.environ.get(name, default)
+    if not SECS_RE.match(value):
+        raise UsageError(f"{name}='{value}' is not a number of seconds (the time {what})")
+    return value
 
 
 def failure(rc, said):

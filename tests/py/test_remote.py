@@ -72,6 +72,19 @@ class Options(unittest.TestCase):
         self.assertEqual(r.client_command("c1", 100, ["./tbench", "--json", "x.json.part", "-b", "tcp", "2"]),
                          ["/d/tbench", "--start-at", "100", "--json", "/d/run.json", "-b", "tcp", "2"])
 
+    def test_environment_seconds_checked(self):
+        opts = remote.Options(server_host="s", server_dev="e")
+        old = os.environ.get("TBENCH_HOST_SLACK")
+        os.environ["TBENCH_HOST_SLACK"] = "$(reboot)"
+        try:
+            with self.assertRaisesRegex(UsageError, "^TBENCH_HOST_SLACK='.*' is not a number of seconds"):
+                remote.Remote("t", opts, "/o", "st")
+        finally:
+            if old is None:
+                del os.environ["TBENCH_HOST_SLACK"]
+            else:
+                os.environ["TBENCH_HOST_SLACK"] = old
+
     def test_failure_words(self):
         self.assertEqual(remote.failure(255, "ssh: connect: Connection refused\n"),
                          "ssh failed (exit 255): ssh: connect: Connection refused")
@@ -109,8 +122,7 @@ class OneHost(unittest.TestCase):
         self.log = io.StringIO()
 
     def tearDown(self):
-        for pid in netns.ns_pids(self.ns):
-            netns.kill_pid(pid)
+        netns.stop_pids(netns.ns_pids(self.ns))
         netns.run(["ip", "netns", "del", self.ns])
         self.dir.cleanup()
 
