@@ -34,6 +34,11 @@ def parser():
     p.add_argument("--paired", action="store_true",
                    help="A and B ran interleaved: runs of the same rep pair up")
     p.add_argument("--csv", action="store_true", help="machine-readable CSV instead of the table")
+    p.add_argument("--equivalent", metavar="MARGIN[%]",
+                   help="also test each point for equivalence within +-MARGIN (two one-sided "
+                        "tests at the 95%% level): 'equivalent', 'different' or 'cannot tell', "
+                        "with the least margin this noise could have shown; with %% in percent "
+                        "of A's mean")
     p.add_argument("--verdict", metavar="'FIGURE<T%'",
                    help="for git bisect run: 'mb_per_sec<-3%%' exits 1 (bad) when the 95%% "
                         "interval of the change lies wholly below -3%%, 0 (good) when wholly "
@@ -65,7 +70,8 @@ differ and exits 2: give --keys without them to compare across them."""
 def stats_args(opts):
     args = []
     for flag, value in (("--figure", opts.figure), ("--keys", opts.keys),
-                        ("--alpha", opts.alpha), ("--verdict", opts.verdict)):
+                        ("--alpha", opts.alpha), ("--verdict", opts.verdict),
+                        ("--equivalent", opts.equivalent)):
         if value is not None:
             args += [flag, value]
     if opts.paired:
