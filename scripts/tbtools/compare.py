@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from . import programs
+from . import fingerprint, programs, store
 from .errors import Parser, UsageError
 
 PROG = "tbench-compare"
@@ -81,6 +81,35 @@ def stats_args(opts):
     return args
 
 
+def sitting_of(path):
+    """The fingerprint in a results directory's meta.json, None where there
+    is none (a CSV given, an older sweep, a meta.json not readable)."""
+    meta_path = os.path.join(path, "meta.json")
+    if not os.path.isfile(meta_path):
+        return None
+    try:
+        sitting = store.read_meta(meta_path).get("sitting")
+    except UsageError:
+        return None
+    return sitting if isinstance(sitting, dict) else None
+
+
+def say_sittings(a, b, out):
+    """Which fields of the sitting (fingerprint.FIELDS) differ between the
+    sweeps A and B: a change between them may be theirs, not the patch's."""
+    sa, sb = sitting_of(a), sitting_of(b)
+    if sa is None or sb is None:
+        return
+    diff = fingerprint.differences(sa, sb)
+    if not diff:
+        print(f"sittings: {a} and {b} share every field of their fingerprint", file=out)
+        return
+    print(f"sittings: {a} and {b} differ in {len(diff)} field(s) of their fingerprint "
+          "(a change below may be theirs):", file=out)
+    for _, what, va, vb in diff:
+        print(f"  {what}: {va} -> {vb}", file=out)
+
+
 def compare_each(stats, args, a, bs, csv_out):
     """Every B against A, a block each; with --csv one table whose first
     column names the B. The first status that was not 0."""
@@ -127,6 +156,9 @@ def main(argv):
                           opts.stats or os.environ.get("TBENCH_STATS"), os.path.dirname(tbench))
     args = stats_args(opts)
     a, bs = opts.files[0], opts.files[1:]
+    for b in bs:   # on stderr with --csv, so that the CSV stays one table
+        say_sittings(a, b, sys.stderr if opts.csv else sys.stdout)
+    sys.stdout.flush()
     if len(bs) == 1:
         sys.stdout.flush()
         return subprocess.run([stats, "compare"] + args + [a, bs[0]]).returncode
