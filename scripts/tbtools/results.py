@@ -69,7 +69,14 @@ class Results:
 
     def start(self, resume, retry_failed, header):
         """runs.csv of a new sweep (its header), or of a resumed one whose
-        failed runs are to run again (the ok ones kept)."""
+        failed runs are to run again (the ok ones kept). What a sweep
+        killed with -9 left half-written (a run's .part files, a temporary
+        file of atomic_write) goes first: nothing reads it."""
+        for name in ("runs.csv", "summary.csv", "meta.json"):
+            for left in glob.glob(os.path.join(glob.escape(self.out), f".{name}.*")):
+                os.unlink(left)
+        for left in glob.glob(os.path.join(glob.escape(self.out), "runs", "*.part")):
+            os.unlink(left)
         if not resume:
             write(self.runs_csv, header + "\n")
         elif retry_failed:
