@@ -8,7 +8,7 @@ import socket
 import sys
 import time
 
-from . import knobs, netns, plan, precision, programs, remote, resume, results, store, supervise
+from . import fingerprint, knobs, netns, plan, precision, programs, remote, resume, results, store, supervise
 from .errors import RunError, UsageError
 from .runner import Runner
 
@@ -392,11 +392,13 @@ class Session:
         end = results.now_iso() if ended else None
         keep = resume.argv_to_keep(self.parser, self.used)
         command = results.shell_words([sys.argv[0]] + list(self.typed))
+        sitting = fingerprint.sitting(self.tbench_version)   # this session's; each resumed one keeps its own
         doc = {
             "status": self.status, "start": self.first_start, "end": end,
             "pid": self.owner, "pid_start": store.process_start(self.owner),
             "command": command, "argv": keep, "cwd": os.getcwd(),
             "host": results.host_facts(),
+            "sitting": sitting,
             "tbench": {"path": self.tbench, "version": self.tbench_version,
                        "git_revision": results.git_revision(SCRIPT_DIR),
                        "tbench_stats": self.stats, "extra_args": list(o.extra)},
@@ -404,7 +406,7 @@ class Session:
             "devices": self.devices, "context": results.context(self.context_fixed, self.context_start, ended),
             "remote_hosts": self.remote.meta if self.remote else [],
             "sessions": self.sessions + [{"command": command, "start": self.start_iso, "end": end,
-                                          "status": self.status}],
+                                          "status": self.status, "sitting": sitting}],
         }
         results.write_meta(self.meta_path, doc)
 
