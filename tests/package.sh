@@ -30,7 +30,7 @@ version="$(sed -n 's/^PACKAGE_VERSION = //p' "$BUILD/Makefile")"
 # the make that runs this test's variables (its TESTS would run this test
 # again inside distcheck, and so on).
 expect_exit 0 "make distcheck" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	make -C "$BUILD" distcheck TESTS="tests/smoke.sh"
+	make -C "$BUILD" distcheck TESTS="tests/smoke.sh tests/py-units.sh"
 tarball="$BUILD/tbench-$version.tar.gz"
 check "distcheck left the tarball" test -f "$tarball"
 
