@@ -232,7 +232,7 @@ class Program(unittest.TestCase):
         stats = os.environ["TBENCH_STATS"]
         data = os.path.join(os.path.dirname(__file__), "..", "data", "run-cost.json")
         rows = [subprocess.run([stats, "row", "--header"], capture_output=True, text=True, check=True).stdout]
-        for c in ("1", "2<b>"):
+        for c in ("1", "2"):
             for rep in ("1", "2"):
                 rows.append(subprocess.run([stats, "row", "--set", "backend=pipe", "--set", "clients=" + c,
                                             "--set", "rep=" + rep, data],
@@ -258,10 +258,24 @@ class Program(unittest.TestCase):
         with open(out) as f:
             text = f.read()
         self.assertIn("<title>tbench sweep sweep &lt;i&gt;</title>", text)
-        self.assertIn('<tr><td>pipe</td><td class="n">2&lt;b&gt;</td>', text)
+        self.assertIn('<tr><td>pipe</td><td class="n">2</td>', text)
         self.assertIn("(interrupted)</td>", text)
         self.assertIn("0 of 4 (failed", text)
         self.assertEqual(os.listdir(os.path.dirname(out)), ["index.html"])
+
+    def test_clients_that_are_text_are_bad_input(self):
+        """tbench-stats refuses them, naming file, line and column: no page."""
+        runs = os.path.join(self.dir, "runs.csv")
+        with open(runs) as f:
+            lines = f.read().splitlines(True)
+        lines[-1] = lines[-1].replace(",2,", ",2<b>,", 1)
+        with open(runs, "w") as f:
+            f.write("".join(lines))
+        out = os.path.join(self.tmp.name, "page", "index.html")
+        p = self.run_report("--no-plot", "--out", out, self.dir)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("runs.csv:5: column 2 (clients): '2<b>' is not a number of clients", p.stderr)
+        self.assertFalse(os.path.exists(out))
 
     def test_usage(self):
         for args, says in ((["--no-plot"], "missing DIR"), ([self.dir, self.dir], "one DIR only"),
