@@ -84,9 +84,10 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,"
 	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs", o);
 	put_equivalence_head(o, m);
+	fputs(",level\n", o);  /* last: added after the others */
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
-		const struct metric_sum none = { 0, NAN, NAN, NAN };
+		const struct metric_sum none = { .n = 0, .mean = NAN, .sd = NAN, .ci = NAN };
 		const struct metric_sum *ma = r->a ? &r->a->m[0] : &none, *mb = r->b ? &r->b->m[0] : &none;
 		const double nums[] = { ma->mean, ma->ci, mb->mean, mb->ci, r->change_pct,
 					r->w.t, r->w.df, r->w.p };
@@ -112,6 +113,7 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 		else
 			fputs(",,", o);
 		put_equivalence(o, m, &r->eq);
+		fprintf(o, ",%s\n", r->a && r->b && r->d.valid ? level_name((enum ci_level)r->d.level) : "");
 	}
 	fprintf(o, "geomean");
 	for (size_t k = 1; k < a->keys.n; k++)
@@ -121,7 +123,7 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fprintf(o, ",,,,%zu significant,,,,,,,,", c->nsig);
 	if (m->value > 0)
 		fprintf(o, ",%zu equivalent,,,,", count_equivalence(c, EQUIV_EQUIVALENT));
-	fputc('\n', o);
+	fputs(",\n", o);
 }
 
 /* 1 when key k has one value in every row of the comparison. */
@@ -152,10 +154,11 @@ static void print_change_interval(FILE *o, const struct comparison_row *r, const
 		snprintf(iv, sizeof(iv), "[%+.2f%%, %+.2f%%]", r->change_lo_pct, r->change_hi_pct);
 	if (isfinite(r->mde_pct))
 		snprintf(mde, sizeof(mde), "%.2f%%", r->mde_pct);
+	const char *by = r->d.level != LEVEL_RUN ? level_name((enum ci_level)r->d.level) : "";
 	if (r->a && r->b && r->d.pairs)
-		snprintf(method, sizeof(method), "paired (%zu)", r->d.pairs);
+		snprintf(method, sizeof(method), "paired (%zu)%s%s", r->d.pairs, *by ? " " : "", by);
 	else if (r->a && r->b)
-		snprintf(method, sizeof(method), "unpaired");
+		snprintf(method, sizeof(method), "unpaired%s%s", *by ? " " : "", by);
 	if (m->value > 0)
 		fprintf(o, "%-11s  %-20s  %7s  %-12s", r->verdict, iv, mde, method);
 	else
@@ -219,6 +222,8 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 	if (*sep == ',')
 		fputc('\n', o);
 	fprintf(o, "metric: %s, mean ± half-width of its 95%% confidence interval (runs)\n", metric);
+	fputs("level: where an interval's variance was taken: the runs, else (method says block\n"
+	      "or sitting) the means of blocks of reps or of sittings, when those differ\n", o);
 	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)%s\n", 100 * (1 - alpha), alpha,
 		by_rep ? "; a paired t-test where the runs pair up by rep (method paired)" : "");
 	fprintf(o, "interval: 95%% confidence interval of the change; mde: the least change the test "
@@ -336,7 +341,8 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		if (opt_value(argc, argv, &i, "--keys", &o->keys) ||
 		    opt_value(argc, argv, &i, "--alpha", &o->alpha_s) ||
 		    opt_value(argc, argv, &i, "--verdict", &o->verdict) ||
-		    opt_value(argc, argv, &i, "--equivalent", &o->equivalent))
+		    opt_value(argc, argv, &i, "--equivalent", &o->equivalent) ||
+		    block_reps_option("compare", argc, argv, &i))
 			continue;
 		if (opt_value(argc, argv, &i, "--metric", &o->metric) ||
 		    opt_value(argc, argv, &i, "--figure", &o->metric))

@@ -1,0 +1,156 @@
+/* Blocks of repetitions and the level of a mean's interval; see stats_blocks.h. */
+#include "config.h"
+#include "stats_blocks.h"
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *level_name(enum ci_level level)
+{
+	static const char *const name[] = { "run", "block", "sitting" };
+	return level <= LEVEL_SITTING ? name[level] : "run";
+}
+
+int level_named(const char *name)
+{
+	for (int l = LEVEL_RUN; l <= LEVEL_SITTING; l++)
+		if (strcmp(name, level_name((enum ci_level)l)) == 0)
+			return l;
+	return -1;
+}
+
+size_t blocks_default_reps(size_t n)
+{
+	size_t b = (size_t)floor(sqrt((double)n));
+	return b < 2 ? 2 : b;
+}
+
+static const char *sitting_of(const struct block_run *r)
+{
+	return r->sitting ? r->sitting : "";
+}
+
+/* The index of r[i]'s sitting among the distinct sittings of r[0..i],
+ * in the order they first appear. */
+static size_t sitting_index(const struct block_run *r, size_t i)
+{
+	size_t distinct = 0;
+	for (size_t j = 0; j < i; j++) {
+		size_t k = 0;
+		while (k < j && strcmp(sitting_of(&r[k]), sitting_of(&r[j])) != 0)
+			k++;
+		if (k == j) {
+			if (strcmp(sitting_of(&r[j]), sitting_of(&r[i])) == 0)
+				return distinct;
+			distinct++;
+		}
+	}
+	return distinct;
+}
+
+static size_t distinct_sittings(const struct block_run *r, size_t n)
+{
+	size_t d = 0;
+	for (size_t i = 0; i < n; i++)
+		d += sitting_index(r, i) == d;
+	return d;
+}
+
+size_t blocks_count(const struct block_run *r, size_t n, size_t reps)
+{
+	size_t sittings = distinct_sittings(r, n);
+	if (sittings >= 2)
+		return sittings;
+	size_t k = n / (reps ? reps : blocks_default_reps(n));
+	return k ? k : 1;
+}
+
+static int by_order(const void *pa, const void *pb)
+{
+	const struct block_run *a = pa, *b = pb;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+/* Each run's block into blk: its sitting's, or consecutive runs in
+ * order, reps a block, a remainder joining the last. */
+static void assign_blocks(const struct block_run *r, size_t n, size_t reps, size_t k,
+			  size_t *blk, int by_sitting)
+{
+	size_t b = reps ? reps : blocks_default_reps(n);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i / b;
+		blk[i] = by_sitting ? sitting_index(r, i) : j < k ? j : k - 1;
+	}
+}
+
+/* One-way analysis of variance of the runs in k blocks: the block means
+ * into mean[], and the p-value of "the blocks differ more than runs within
+ * them" (NaN when no run shares a block: nothing to test against). */
+static double anova_p(const struct block_run *r, size_t n, const size_t *blk, size_t k,
+		      double *mean)
+{
+	size_t *cnt = xrealloc(NULL, k * sizeof(size_t));
+	double grand = 0, ssb = 0, ssw = 0;
+	for (size_t j = 0; j < k; j++)
+		cnt[j] = 0, mean[j] = 0;
+	for (size_t i = 0; i < n; i++) {
+		cnt[blk[i]]++;
+		mean[blk[i]] += r[i].v;
+		grand += r[i].v;
+	}
+	grand /= (double)n;
+	for (size_t j = 0; j < k; j++) {
+		mean[j] /= (double)cnt[j];
+		ssb += (double)cnt[j] * (mean[j] - grand) * (mean[j] - grand);
+	}
+	for (size_t i = 0; i < n; i++)
+		ssw += (r[i].v - mean[blk[i]]) * (r[i].v - mean[blk[i]]);
+	free(cnt);
+	double dfb = (double)(k - 1), dfw = (double)(n - k);
+	if (!(dfw > 0))
+		return NAN;
+	if (ssw == 0)
+		return ssb > 0 ? 0 : 1;
+	return stats_f_sf((ssb / dfb) / (ssw / dfw), dfb, dfw);
+}
+
+/* The interval of the mean from a sample x[0..m-1] (runs or block means). */
+static void at_level(struct level_est *e, const double *x, size_t m, double conf)
+{
+	e->n = m;
+	e->sd = m > 1 ? stats_sd_of(x, m) : NAN;
+	e->se = m > 1 ? e->sd / sqrt((double)m) : NAN;
+	e->df = m > 1 ? (double)(m - 1) : NAN;
+	e->ci = stats_ci_half(e->sd, m, conf);
+}
+
+struct level_est level_estimate(struct block_run *r, size_t n, size_t reps, double conf)
+{
+	struct level_est e = { LEVEL_RUN, 1, NAN, 0, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	double *x = xrealloc(NULL, (n ? n : 1) * sizeof(double));
+	size_t *blk = xrealloc(NULL, (n ? n : 1) * sizeof(size_t));
+
+	qsort(r, n, sizeof(*r), by_order);
+	for (size_t i = 0; i < n; i++)
+		x[i] = r[i].v;
+	e.mean = n ? stats_mean_of(x, n) : NAN;
+	at_level(&e, x, n, conf);
+	e.ci_runs = e.ci;
+	e.sd_runs = e.sd;
+	int by_sitting = distinct_sittings(r, n) >= 2;
+	e.n_blocks = blocks_count(r, n, reps);
+	if (e.n_blocks >= 2) {
+		assign_blocks(r, n, reps, e.n_blocks, blk, by_sitting);
+		e.f_p = anova_p(r, n, blk, e.n_blocks, x);
+		if (e.f_p < BLOCKS_ALPHA) {
+			e.level = by_sitting ? LEVEL_SITTING : LEVEL_BLOCK;
+			at_level(&e, x, e.n_blocks, conf);
+		}
+	}
+	free(x);
+	free(blk);
+	return e;
+}
