@@ -385,7 +385,30 @@ no_common_point() {
 		env TBENCH_STATS="$STATS" "$tc" --csv "$A" "$B" "$other"
 }
 
+# Intervals at the level of the variance, on tests/data/blocks*.csv
+# (worked out in their comments).
+blocks() {
+	local BA="$SRCDIR/tests/data/blocks.csv" BB="$SRCDIR/tests/data/blocks_b.csv" o="$TL_TMP/out"
+	expect_exit 0 "summarize: sittings" "$STATS" summarize "$BA"
+	check "level columns appended" grep -q ',mb_per_sec_ci95,n_blocks,mb_per_sec_ci95_level,mb_per_sec_ci95_runs$' "$o"
+	[ "$(field "$o" pipe,1 mb_per_sec_ci95_level)" = sitting ] && [ "$(field "$o" unix,1 mb_per_sec_ci95_level)" = run ] &&
+		ok "pipe's sittings differ, unix's do not" || not_ok "levels: $(cat "$o")"
+	check_near "pipe: the sittings' interval" "$(field "$o" pipe,1 mb_per_sec_ci95)" 8.2591 1e-4
+	check_near "pipe: the runs' interval" "$(field "$o" pipe,1 mb_per_sec_ci95_runs)" 0.7781 1e-4
+	check_near "pipe: blocks" "$(field "$o" pipe,1 n_blocks)" 2 0
+	check_near "unix: the runs' interval, as before" "$(field "$o" unix,1 mb_per_sec_ci95)" 0.19539 1e-5
+	expect_exit 0 "compare --paired: sittings" "$STATS" compare --csv --paired --keys backend,clients "$BA" "$BB"
+	[ "$(field "$o" pipe,1 level)" = run ] && ok "paired: the drift cancels" || not_ok "paired level: $(cat "$o")"
+	check_near "paired interval" "$(field "$o" pipe,1 diff_ci95)" 0.093864 1e-6
+	expect_exit 0 "compare unpaired: sittings" "$STATS" compare --csv --keys backend,clients "$BA" "$BB"
+	[ "$(field "$o" pipe,1 level)" = sitting ] && ok "unpaired: at the sittings" || not_ok "unpaired level: $(cat "$o")"
+	check_near "unpaired interval" "$(field "$o" pipe,1 diff_ci95)" 3.9552 1e-4
+	expect_exit 2 "--block-reps 1" "$STATS" summarize --block-reps 1 "$BA"
+	check "--block-reps: says what it wants" grep -q 'block-reps 1: want a whole number' "$TL_TMP/err"
+}
+
 summarize
+blocks
 bad_runs
 no_common_point
 compare_csv
