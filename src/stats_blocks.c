@@ -33,39 +33,35 @@ static const char *sitting_of(const struct block_run *r)
 	return r->sitting ? r->sitting : "";
 }
 
-/* The index of r[i]'s sitting among the distinct sittings of r[0..i],
- * in the order they first appear. */
-static size_t sitting_index(const struct block_run *r, size_t i)
+/* Each run's sitting as an index into blk (the distinct sittings in the
+ * order they first appear): how many distinct ones. */
+static size_t sitting_blocks(const struct block_run *r, size_t n, size_t *blk)
 {
 	size_t distinct = 0;
-	for (size_t j = 0; j < i; j++) {
+	size_t *first = xrealloc(NULL, (n ? n : 1) * sizeof(size_t));   /* a run of each */
+	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
-		while (k < j && strcmp(sitting_of(&r[k]), sitting_of(&r[j])) != 0)
+		while (k < distinct && strcmp(sitting_of(&r[first[k]]), sitting_of(&r[i])) != 0)
 			k++;
-		if (k == j) {
-			if (strcmp(sitting_of(&r[j]), sitting_of(&r[i])) == 0)
-				return distinct;
-			distinct++;
-		}
+		if (k == distinct)
+			first[distinct++] = i;
+		blk[i] = k;
 	}
+	free(first);
 	return distinct;
 }
 
-static size_t distinct_sittings(const struct block_run *r, size_t n)
+/* The blocks of n runs: by sitting into blk when there are 2 or more
+ * (*by_sitting set), else how many blocks of reps. */
+static size_t count_blocks(const struct block_run *r, size_t n, size_t reps, size_t *blk,
+			   int *by_sitting)
 {
-	size_t d = 0;
-	for (size_t i = 0; i < n; i++)
-		d += sitting_index(r, i) == d;
-	return d;
-}
-
-size_t blocks_count(const struct block_run *r, size_t n, size_t reps)
-{
-	size_t sittings = distinct_sittings(r, n);
-	if (sittings >= 2)
+	size_t sittings = sitting_blocks(r, n, blk);
+	*by_sitting = sittings >= 2;
+	if (*by_sitting)
 		return sittings;
 	size_t k = n / (reps ? reps : blocks_default_reps(n));
-	return k ? k : 1;
+	return k ? k : n > 0;
 }
 
 static int by_order(const void *pa, const void *pb)
@@ -74,16 +70,13 @@ static int by_order(const void *pa, const void *pb)
 	return (a->order > b->order) - (a->order < b->order);
 }
 
-/* Each run's block into blk: its sitting's, or consecutive runs in
- * order, reps a block, a remainder joining the last. */
-static void assign_blocks(const struct block_run *r, size_t n, size_t reps, size_t k,
-			  size_t *blk, int by_sitting)
+/* Each run's block into blk, runs in order: reps consecutive runs a
+ * block, a remainder joining the last of the k. */
+static void rep_blocks(size_t n, size_t reps, size_t k, size_t *blk)
 {
 	size_t b = reps ? reps : blocks_default_reps(n);
-	for (size_t i = 0; i < n; i++) {
-		size_t j = i / b;
-		blk[i] = by_sitting ? sitting_index(r, i) : j < k ? j : k - 1;
-	}
+	for (size_t i = 0; i < n; i++)
+		blk[i] = i / b < k ? i / b : k - 1;
 }
 
 /* One-way analysis of variance of the runs in k blocks: the block means
@@ -129,7 +122,7 @@ static void at_level(struct level_est *e, const double *x, size_t m, double conf
 
 struct level_est level_estimate(struct block_run *r, size_t n, size_t reps, double conf)
 {
-	struct level_est e = { LEVEL_RUN, 1, NAN, 0, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	struct level_est e = { LEVEL_RUN, 0, NAN, 0, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
 	double *x = xrealloc(NULL, (n ? n : 1) * sizeof(double));
 	size_t *blk = xrealloc(NULL, (n ? n : 1) * sizeof(size_t));
 
@@ -140,10 +133,11 @@ struct level_est level_estimate(struct block_run *r, size_t n, size_t reps, doub
 	at_level(&e, x, n, conf);
 	e.ci_runs = e.ci;
 	e.sd_runs = e.sd;
-	int by_sitting = distinct_sittings(r, n) >= 2;
-	e.n_blocks = blocks_count(r, n, reps);
+	int by_sitting;
+	e.n_blocks = count_blocks(r, n, reps, blk, &by_sitting);
 	if (e.n_blocks >= 2) {
-		assign_blocks(r, n, reps, e.n_blocks, blk, by_sitting);
+		if (!by_sitting)
+			rep_blocks(n, reps, e.n_blocks, blk);
 		e.f_p = anova_p(r, n, blk, e.n_blocks, x);
 		if (e.f_p < BLOCKS_ALPHA) {
 			e.level = by_sitting ? LEVEL_SITTING : LEVEL_BLOCK;

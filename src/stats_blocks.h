@@ -25,7 +25,8 @@ struct block_run {
 
 struct level_est {
 	enum ci_level level;
-	size_t n_blocks;        /* blocks the runs fell into; 1 when they could not be split */
+	size_t n_blocks;        /* blocks the runs fell into; 1 when they could not be
+	                         * split, 0 without runs */
 	double f_p;             /* the F-test's p-value; NaN when there was none */
 	size_t n;               /* the sample at the level: runs, or blocks */
 	double mean;            /* the mean of the runs */
@@ -39,11 +40,10 @@ struct level_est {
  * blocks (the interval's df) and the runs within them (the test's) grow
  * alike; see docs/method.md. */
 size_t blocks_default_reps(size_t n);
-/* How many blocks n runs fall into: their distinct sittings when there are
- * 2 or more, else n / reps (reps 0: blocks_default_reps), at least 1. */
-size_t blocks_count(const struct block_run *r, size_t n, size_t reps);
 /* The level and interval (at conf) of the mean of r[0..n-1], sorted in
- * place by order. */
+ * place by order. The blocks: the distinct sittings when there are 2 or
+ * more, else n / reps runs in order (reps 0: blocks_default_reps), a
+ * remainder joining the last; at least 1 (0 for no runs). */
 struct level_est level_estimate(struct block_run *r, size_t n, size_t reps, double conf);
 /* "run", "block", "sitting". */
 const char *level_name(enum ci_level level);

@@ -160,18 +160,19 @@ static double order_of(const struct table *t, size_t r, int rep)
 	return isfinite(v) ? v : (double)r;
 }
 
-/* The runs of point p's metric (column col) into runs: how many. */
-static size_t point_runs(struct block_run *runs, const struct table *t, const size_t *rowpoint,
-			 const enum row_kind *kind, size_t p, int col)
+/* The runs of a point's metric (column col), its ok rows row[0..nrows-1],
+ * into runs: how many have the figure. */
+static size_t point_runs(struct block_run *runs, const struct table *t, const size_t *row,
+			 size_t nrows, int col)
 {
 	int rep = table_col(t, "rep"), sitting = table_col(t, "sitting");
 	size_t n = 0;
-	for (size_t r = 0; r < t->nrows; r++) {
+	for (size_t i = 0; i < nrows; i++) {
+		size_t r = row[i];
 		double v = csv_num(t->rows[r][col]);
-		if (kind[r] != ROW_OK || rowpoint[r] != p || isnan(v))
-			continue;
-		runs[n++] = (struct block_run){ v, order_of(t, r, rep),
-						sitting >= 0 ? t->rows[r][sitting] : NULL };
+		if (!isnan(v))
+			runs[n++] = (struct block_run){ v, order_of(t, r, rep),
+							sitting >= 0 ? t->rows[r][sitting] : NULL };
 	}
 	return n;
 }
@@ -181,15 +182,23 @@ static size_t point_runs(struct block_run *runs, const struct table *t, const si
 static void sum_metrics(struct summary *s, const struct table *t, const size_t *rowpoint,
 			const int *mc, const enum row_kind *kind, size_t block_reps)
 {
-	struct block_run *runs = xrealloc(NULL, (t->nrows ? t->nrows : 1) * sizeof(*runs));
-	for (size_t p = 0; p < s->npoints; p++)
+	size_t cap = t->nrows ? t->nrows : 1;
+	struct block_run *runs = xrealloc(NULL, cap * sizeof(*runs));
+	size_t *row = xrealloc(NULL, cap * sizeof(size_t));
+	for (size_t p = 0; p < s->npoints; p++) {
+		size_t nrows = 0;
+		for (size_t r = 0; r < t->nrows; r++)
+			if (kind[r] == ROW_OK && rowpoint[r] == p)
+				row[nrows++] = r;
 		for (size_t m = 0; m < s->metrics.n; m++) {
-			size_t n = point_runs(runs, t, rowpoint, kind, p, mc[m]);
+			size_t n = point_runs(runs, t, row, nrows, mc[m]);
 			struct level_est e = level_estimate(runs, n, block_reps, SUMMARY_CONF);
 			s->p[p].m[m] = metric_of(&e);
 			s->p[p].m[m].n = n;
 		}
+	}
 	free(runs);
+	free(row);
 }
 
 /* The first metric of every run the means count, with its rep, into its
