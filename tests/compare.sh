@@ -403,6 +403,9 @@ blocks() {
 	expect_exit 0 "compare unpaired: sittings" "$STATS" compare --csv --keys backend,clients "$BA" "$BB"
 	[ "$(field "$o" pipe,1 level)" = sitting ] && ok "unpaired: at the sittings" || not_ok "unpaired level: $(cat "$o")"
 	check_near "unpaired interval" "$(field "$o" pipe,1 diff_ci95)" 3.9552 1e-4
+	expect_exit 0 "compare table: sittings" "$STATS" compare --keys backend,clients "$BA" "$BB"
+	grep -q '^pipe .* 13.583 ± 8.259 (6/2 sittings) .* unpaired sitting$' "$o" && grep -q '^unix .* 12.967 ± 0.1954 (6) ' "$o" &&
+		ok "table: runs over sittings, and the method's level" || not_ok "table: $(cat "$o")"
 	expect_exit 2 "--block-reps 1" "$STATS" summarize --block-reps 1 "$BA"
 	check "--block-reps: says what it wants" grep -q 'block-reps 1: want a whole number' "$TL_TMP/err"
 }
