@@ -250,7 +250,8 @@ static void put_layer_equivalence(FILE *o, const struct equiv_margin *m, const s
 	fprintf(o, "  %s (shown %s)", equivalence_word(r->eq.verdict), shown);
 }
 
-/* " ± CI  METHOD  clear of 0", or that there is no interval; with
+/* " ± CI  METHOD  clear of 0" (and its level, when not the runs'), or
+ * that there is no interval; with
  * --equivalent, the layer's equivalence to nothing after it. */
 static void put_interval(FILE *o, const struct layer_row *r, const struct equiv_margin *m)
 {
@@ -259,6 +260,8 @@ static void put_interval(FILE *o, const struct layer_row *r, const struct equiv_
 	else
 		fprintf(o, " ± %-8.3f %-8s %s", r->ci, r->b ? diff_method(&r->d) : "own",
 			fabs(r->mean) > r->ci ? "clear of 0" : "covers 0");
+	if (isfinite(r->ci) && r->d.level != LEVEL_RUN)
+		fprintf(o, " (%s level)", level_name((enum ci_level)r->d.level));
 	put_layer_equivalence(o, m, r);
 	fputc('\n', o);
 }
