@@ -52,16 +52,15 @@ static size_t sitting_blocks(const struct block_run *r, size_t n, size_t *blk)
 }
 
 /* The blocks of n runs: by sitting into blk when there are 2 or more
- * (*by_sitting set), else how many blocks of reps. */
-static size_t count_blocks(const struct block_run *r, size_t n, size_t reps, size_t *blk,
+ * (*by_sitting set), else how many blocks of b reps. */
+static size_t count_blocks(const struct block_run *r, size_t n, size_t b, size_t *blk,
 			   int *by_sitting)
 {
 	size_t sittings = sitting_blocks(r, n, blk);
 	*by_sitting = sittings >= 2;
 	if (*by_sitting)
 		return sittings;
-	size_t k = n / (reps ? reps : blocks_default_reps(n));
-	return k ? k : n > 0;
+	return n / b ? n / b : n > 0;
 }
 
 static int by_order(const void *pa, const void *pb)
@@ -70,11 +69,10 @@ static int by_order(const void *pa, const void *pb)
 	return (a->order > b->order) - (a->order < b->order);
 }
 
-/* Each run's block into blk, runs in order: reps consecutive runs a
- * block, a remainder joining the last of the k. */
-static void rep_blocks(size_t n, size_t reps, size_t k, size_t *blk)
+/* Each run's block into blk, runs in order: b consecutive runs a block,
+ * a remainder joining the last of the k. */
+static void rep_blocks(size_t n, size_t b, size_t k, size_t *blk)
 {
-	size_t b = reps ? reps : blocks_default_reps(n);
 	for (size_t i = 0; i < n; i++)
 		blk[i] = i / b < k ? i / b : k - 1;
 }
@@ -134,10 +132,11 @@ struct level_est level_estimate(struct block_run *r, size_t n, size_t reps, doub
 	e.ci_runs = e.ci;
 	e.sd_runs = e.sd;
 	int by_sitting;
-	e.n_blocks = count_blocks(r, n, reps, blk, &by_sitting);
+	size_t b = reps ? reps : blocks_default_reps(n);
+	e.n_blocks = count_blocks(r, n, b, blk, &by_sitting);
 	if (e.n_blocks >= 2) {
 		if (!by_sitting)
-			rep_blocks(n, reps, e.n_blocks, blk);
+			rep_blocks(n, b, e.n_blocks, blk);
 		e.f_p = anova_p(r, n, blk, e.n_blocks, x);
 		if (e.f_p < BLOCKS_ALPHA) {
 			e.level = by_sitting ? LEVEL_SITTING : LEVEL_BLOCK;

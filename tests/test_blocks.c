@@ -88,6 +88,13 @@ static void step_drift(void)
 	CHECK_NEAR(m->ci_runs, 0.7781, 1e-4);
 	CHECK(m->ci > m->ci_runs);
 	summary_free(&s);
+	/* the F-test itself: 2.535 / (0.21333 / 4) on 1 and 4 df */
+	struct block_run r[] = { { 14.2, 4, NULL }, { 13.1, 1, NULL }, { 13.0, 2, NULL },
+				 { 12.7, 3, NULL }, { 14.0, 5, NULL }, { 14.5, 6, NULL } };
+	struct level_est e = level_estimate(r, 6, 3, SUMMARY_CONF);
+	CHECK_NEAR(e.f_p, stats_f_sf(2.535 / (0.64 / 3 / 4), 1, 4), 1e-9);
+	CHECK(e.f_p < 0.003 && e.f_p > 0.002);
+	CHECK_NEAR(r[0].v, 13.1, 0);            /* sorted by rep */
 	/* By default (blocks of max(2, floor(sqrt 6)) = 2 reps): 13.05,
 	 * 12.7+14.2, 14.25: within-block spread hides the step (F 1.78 on 2
 	 * and 3 df, p 0.31): the runs' interval, and the summary says so. */
