@@ -127,10 +127,11 @@ static int cmp_points(const void *pa, const void *pb, void *ctx)
 	return 0;
 }
 
-static struct metric_sum metric_of(const struct level_est *e)
+/* The summary of n runs from their level_estimate. */
+static struct metric_sum metric_of(const struct level_est *e, size_t n)
 {
 	struct metric_sum m;
-	m.n = 0;        /* the caller's: the runs */
+	m.n = n;
 	m.mean = e->mean;
 	m.sd = e->sd_runs;
 	m.ci = e->ci;
@@ -193,8 +194,7 @@ static void sum_metrics(struct summary *s, const struct table *t, const size_t *
 		for (size_t m = 0; m < s->metrics.n; m++) {
 			size_t n = point_runs(runs, t, row, nrows, mc[m]);
 			struct level_est e = level_estimate(runs, n, block_reps, SUMMARY_CONF);
-			s->p[p].m[m] = metric_of(&e);
-			s->p[p].m[m].n = n;
+			s->p[p].m[m] = metric_of(&e, n);
 		}
 	}
 	free(runs);
