@@ -61,10 +61,27 @@ struct strlist keys_of(const char *keys, const struct table *t)
 	return keys ? strlist_split(keys) : row_dimensions(t);
 }
 
+/* --block-reps of this command: 0 when not given (the default size). */
+static size_t block_reps;
+
+int block_reps_option(const char *cmd, int argc, char **argv, int *i)
+{
+	const char *text;
+	if (!opt_value(argc, argv, i, "--block-reps", &text))
+		return 0;
+	double b = csv_num(text);
+	if (!(b >= 2 && b <= 1e6) || b != floor(b))
+		die(EXIT_USAGE, "%s: --block-reps %s: want a whole number of repetitions, 2 or more",
+		    cmd, text);
+	block_reps = (size_t)b;
+	return 1;
+}
+
 unsigned summary_flags(void)
 {
 	const char *keep = getenv("TBENCH_KEEP_DISTURBED");
-	return keep && strcmp(keep, "1") == 0 ? SUMMARY_KEEP_DISTURBED : 0;
+	unsigned flags = keep && strcmp(keep, "1") == 0 ? SUMMARY_KEEP_DISTURBED : 0;
+	return flags | SUMMARY_BLOCK_REPS(block_reps);
 }
 
 void note_disturbed(const struct summary *s, const char *file)
@@ -139,7 +156,6 @@ void put_equivalence_head(FILE *o, const struct equiv_margin *m)
 	const char *u = m->relative ? "_pct" : "";
 	if (m->value > 0)
 		fprintf(o, ",equivalence,margin%s,equiv_lo%s,equiv_hi%s,margin_shown%s", u, u, u, u);
-	fputc('\n', o);
 }
 
 void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_est *e)
@@ -153,5 +169,4 @@ void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_e
 			csv_put_num(o, nums[j]);
 		}
 	}
-	fputc('\n', o);
 }

@@ -31,7 +31,11 @@ const char *operand(const char *cmd, char **argv, int i, const char **files, int
 void read_table(struct table *t, const char *path);
 /* The keys given (comma-separated), or those of the file (row_dimensions). */
 struct strlist keys_of(const char *keys, const struct table *t);
-/* $TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok in every summary. */
+/* --block-reps B at argv[*i] of subcommand cmd (the reps of a block of
+ * level_estimate, 2 or more; bad usage else): 1 when it matched. */
+int block_reps_option(const char *cmd, int argc, char **argv, int *i);
+/* $TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok in every summary;
+ * and --block-reps's, where it was given. */
 unsigned summary_flags(void);
 /* Disturbed runs were left out of the summary: a note on standard error. */
 void note_disturbed(const struct summary *s, const char *file);
@@ -50,10 +54,11 @@ const char *figure_named(const char *name);
 void equivalent_option(const char *cmd, const char *text, struct equiv_margin *m);
 /* "±1.84%" (or in the figure's units without '%'), or "-" when v is not finite. */
 void fmt_margin(char *buf, size_t len, const struct equiv_margin *m, double v);
-/* --equivalent's CSV columns, after all others so that readers by position
- * keep working: the verdict, the margin, the interval it was judged on and
- * the least margin it could have shown, "_pct" when the margin is one.
- * Each writes nothing but the line's end when m->value is 0 (no option). */
+/* --equivalent's CSV columns, after the older ones so that readers by
+ * position keep working: the verdict, the margin, the interval it was
+ * judged on and the least margin it could have shown, "_pct" when the
+ * margin is one. Each writes nothing when m->value is 0 (no option); the
+ * caller ends the line. */
 void put_equivalence_head(FILE *o, const struct equiv_margin *m);
 void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_est *e);
 

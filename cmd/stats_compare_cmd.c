@@ -26,7 +26,8 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.4g", v);
 }
 
-/* "mean ± ci (n)", or "-" for a point not on this side. */
+/* "mean ± ci (n)", "(n/k sittings)" when the interval is of k block
+ * means, or "-" for a point not on this side. */
 static void fmt_mean(char *buf, size_t len, const struct point *p)
 {
 	char a[64], b[64];
@@ -34,9 +35,12 @@ static void fmt_mean(char *buf, size_t len, const struct point *p)
 		snprintf(buf, len, "-");
 		return;
 	}
-	fmt_num(a, sizeof(a), p->m[0].mean);
-	fmt_num(b, sizeof(b), p->m[0].ci);
-	if (isfinite(p->m[0].ci))
+	const struct metric_sum *m = &p->m[0];
+	fmt_num(a, sizeof(a), m->mean);
+	fmt_num(b, sizeof(b), m->ci);
+	if (isfinite(m->ci) && m->level != LEVEL_RUN)
+		snprintf(buf, len, "%s ± %s (%zu/%zu %ss)", a, b, m->n, m->n_level, level_name(m->level));
+	else if (isfinite(p->m[0].ci))
 		snprintf(buf, len, "%s ± %s (%zu)", a, b, p->m[0].n);
 	else
 		snprintf(buf, len, "%s (%zu)", a, p->m[0].n);
@@ -84,9 +88,10 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,"
 	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs", o);
 	put_equivalence_head(o, m);
+	fputs(",level\n", o);  /* last: added after the others */
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
-		const struct metric_sum none = { 0, NAN, NAN, NAN };
+		const struct metric_sum none = { .n = 0, .mean = NAN, .sd = NAN, .ci = NAN };
 		const struct metric_sum *ma = r->a ? &r->a->m[0] : &none, *mb = r->b ? &r->b->m[0] : &none;
 		const double nums[] = { ma->mean, ma->ci, mb->mean, mb->ci, r->change_pct,
 					r->w.t, r->w.df, r->w.p };
@@ -112,6 +117,7 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 		else
 			fputs(",,", o);
 		put_equivalence(o, m, &r->eq);
+		fprintf(o, ",%s\n", r->a && r->b && r->d.valid ? level_name((enum ci_level)r->d.level) : "");
 	}
 	fprintf(o, "geomean");
 	for (size_t k = 1; k < a->keys.n; k++)
@@ -121,7 +127,7 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fprintf(o, ",,,,%zu significant,,,,,,,,", c->nsig);
 	if (m->value > 0)
 		fprintf(o, ",%zu equivalent,,,,", count_equivalence(c, EQUIV_EQUIVALENT));
-	fputc('\n', o);
+	fputs(",\n", o);
 }
 
 /* 1 when key k has one value in every row of the comparison. */
@@ -152,10 +158,11 @@ static void print_change_interval(FILE *o, const struct comparison_row *r, const
 		snprintf(iv, sizeof(iv), "[%+.2f%%, %+.2f%%]", r->change_lo_pct, r->change_hi_pct);
 	if (isfinite(r->mde_pct))
 		snprintf(mde, sizeof(mde), "%.2f%%", r->mde_pct);
+	const char *by = r->d.level != LEVEL_RUN ? level_name((enum ci_level)r->d.level) : "";
 	if (r->a && r->b && r->d.pairs)
-		snprintf(method, sizeof(method), "paired (%zu)", r->d.pairs);
+		snprintf(method, sizeof(method), "paired (%zu)%s%s", r->d.pairs, *by ? " " : "", by);
 	else if (r->a && r->b)
-		snprintf(method, sizeof(method), "unpaired");
+		snprintf(method, sizeof(method), "unpaired%s%s", *by ? " " : "", by);
 	if (m->value > 0)
 		fprintf(o, "%-11s  %-20s  %7s  %-12s", r->verdict, iv, mde, method);
 	else
@@ -191,14 +198,28 @@ static void print_equivalence_count(FILE *o, const struct equiv_margin *m, doubl
 		count_equivalence(c, EQUIV_DIFFERENT), count_equivalence(c, EQUIV_CANNOT_TELL));
 }
 
+/* The width of the widest mean of either side, 24 at least. */
+static int mean_width(const struct comparison *c)
+{
+	int w = 24;
+	char buf[160];
+	for (size_t i = 0; i < c->nrows; i++)
+		for (int side = 0; side < 2; side++) {
+			fmt_mean(buf, sizeof(buf), side ? c->rows[i].b : c->rows[i].a);
+			if (u8width(buf) > w)
+				w = u8width(buf);
+		}
+	return w;
+}
+
 /* The table leaves out the keys after backend and clients that have one
  * value throughout (most knobs, "-"), and says those that were set. */
 static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
 				   double alpha, int by_rep, const struct equiv_margin *m,
 				   const struct summary *a, const struct comparison *c)
 {
-	enum { MAX_KEYS = 32, MEAN_WIDTH = 24, HIDDEN = -1 };
-	int kw[MAX_KEYS] = { 0 };
+	enum { MAX_KEYS = 32, HIDDEN = -1 };
+	int kw[MAX_KEYS] = { 0 }, mean_w = mean_width(c);
 	size_t nkeys = a->keys.n < MAX_KEYS ? a->keys.n : MAX_KEYS;
 	const char *sep = "every point: ";
 
@@ -219,6 +240,8 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 	if (*sep == ',')
 		fputc('\n', o);
 	fprintf(o, "metric: %s, mean ± half-width of its 95%% confidence interval (runs)\n", metric);
+	fputs("level: an interval is the runs', or when blocks of reps or sittings differ more\n"
+	      "than runs within them, the block means' ((runs/blocks) after a mean; method says so)\n", o);
 	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)%s\n", 100 * (1 - alpha), alpha,
 		by_rep ? "; a paired t-test where the runs pair up by rep (method paired)" : "");
 	fprintf(o, "interval: 95%% confidence interval of the change; mde: the least change the test "
@@ -229,8 +252,8 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 	for (size_t k = 0; k < nkeys; k++)
 		if (kw[k] != HIDDEN)
 			pad(o, a->keys.v[k], kw[k], k > 0 && strcmp(a->keys.v[k], "clients") == 0);
-	pad(o, "A", MEAN_WIDTH, 1);
-	pad(o, "B", MEAN_WIDTH, 1);
+	pad(o, "A", mean_w, 1);
+	pad(o, "B", mean_w, 1);
 	if (m->value > 0)
 		fprintf(o, "%8s  %8s  %-11s  %-20s  %7s  %-12s  %-11s  %s\n", "change", "p", "significant",
 			"interval", "mde", "method", "equivalence", "shown");
@@ -249,8 +272,8 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 			snprintf(ch, sizeof(ch), "%+.2f%%", r->change_pct);
 		if (isfinite(r->w.p))
 			snprintf(pv, sizeof(pv), r->w.p < 0.0001 ? "%.1e" : "%.4f", r->w.p);
-		pad(o, ma, MEAN_WIDTH, 1);
-		pad(o, mb, MEAN_WIDTH, 1);
+		pad(o, ma, mean_w, 1);
+		pad(o, mb, mean_w, 1);
 		fprintf(o, "%8s  %8s  ", ch, pv);
 		print_change_interval(o, r, m);
 	}
@@ -336,7 +359,8 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		if (opt_value(argc, argv, &i, "--keys", &o->keys) ||
 		    opt_value(argc, argv, &i, "--alpha", &o->alpha_s) ||
 		    opt_value(argc, argv, &i, "--verdict", &o->verdict) ||
-		    opt_value(argc, argv, &i, "--equivalent", &o->equivalent))
+		    opt_value(argc, argv, &i, "--equivalent", &o->equivalent) ||
+		    block_reps_option("compare", argc, argv, &i))
 			continue;
 		if (opt_value(argc, argv, &i, "--metric", &o->metric) ||
 		    opt_value(argc, argv, &i, "--figure", &o->metric))

@@ -12,6 +12,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The blocks a point's runs fell into: those of its figures' that all
+ * its runs have. */
+static size_t point_blocks(const struct summary *s, const struct point *p)
+{
+	size_t n = 0;
+	for (size_t m = 0; m < s->metrics.n; m++)
+		if (p->m[m].n_blocks > n)
+			n = p->m[m].n_blocks;
+	return n;
+}
+
+/* After the columns of older summaries, so that their readers keep
+ * working: n_blocks, then each metric's level and its interval taking the
+ * runs as independent. */
+static void print_levels(FILE *o, const struct summary *s, const struct point *p)
+{
+	if (!p) {
+		fputs(",n_blocks", o);
+		for (size_t m = 0; m < s->metrics.n; m++)
+			fprintf(o, ",%s_ci95_level,%s_ci95_runs", s->metrics.v[m], s->metrics.v[m]);
+		return;
+	}
+	fprintf(o, ",%zu", point_blocks(s, p));
+	for (size_t m = 0; m < s->metrics.n; m++) {
+		fprintf(o, ",%s,", p->m[m].n ? level_name(p->m[m].level) : "");
+		csv_put_num(o, p->m[m].ci_runs);
+	}
+}
+
 static void print_summary(FILE *o, const struct summary *s)
 {
 	for (size_t k = 0; k < s->keys.n; k++)
@@ -23,6 +52,7 @@ static void print_summary(FILE *o, const struct summary *s)
 		const char *name = s->metrics.v[m];
 		fprintf(o, ",%s_mean,%s_sd,%s_ci95", name, name, name);
 	}
+	print_levels(o, s, NULL);
 	fputc('\n', o);
 	for (size_t i = 0; i < s->npoints; i++) {
 		const struct point *p = &s->p[i];
@@ -44,6 +74,7 @@ static void print_summary(FILE *o, const struct summary *s)
 			fputc(',', o);
 			csv_put_num(o, p->m[m].ci);
 		}
+		print_levels(o, s, p);
 		fputc('\n', o);
 	}
 }
@@ -65,7 +96,8 @@ void cmd_summarize(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
-		    !opt_value(argc, argv, &i, "--metrics", &metrics))
+		    !opt_value(argc, argv, &i, "--metrics", &metrics) &&
+		    !block_reps_option("summarize", argc, argv, &i))
 			operand("summarize", argv, i, file, &nfile, 1);
 	if (!nfile)
 		die(EXIT_USAGE, "summarize: missing RUNS.csv");
@@ -113,7 +145,8 @@ void cmd_cost(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
-		    !opt_value(argc, argv, &i, "--baseline", &base))
+		    !opt_value(argc, argv, &i, "--baseline", &base) &&
+		    !block_reps_option("cost", argc, argv, &i))
 			operand("cost", argv, i, file, &nfile, 1);
 	if (!nfile)
 		die(EXIT_USAGE, "cost: missing SUMMARY.csv, RUNS.csv or DIR");
@@ -159,6 +192,7 @@ static void print_layers(FILE *o, const char *figure, const struct layer_row *ro
 	fputs("figure,clients,layer,label,minuend,subtrahend,mean,ci95,df,n_minuend,n_subtrahend,"
 	      "bottom,top,method,pairs,kind", o);
 	put_equivalence_head(o, m);
+	fputc('\n', o);
 	for (size_t i = 0; i < n; i++) {
 		const struct layer_row *r = &rows[i];
 		const char *const text[] = { figure, r->clients, r->name, r->label, r->minuend, r->subtrahend };
@@ -184,6 +218,7 @@ static void print_layers(FILE *o, const char *figure, const struct layer_row *ro
 			fputs(",,", o);
 		fprintf(o, ",%s", relation_name(r->relation));
 		put_equivalence(o, m, &r->eq);
+		fputc('\n', o);
 	}
 }
 
@@ -215,7 +250,8 @@ static void put_layer_equivalence(FILE *o, const struct equiv_margin *m, const s
 	fprintf(o, "  %s (shown %s)", equivalence_word(r->eq.verdict), shown);
 }
 
-/* " ± CI  METHOD  clear of 0", or that there is no interval; with
+/* " ± CI  METHOD  clear of 0" (and its level, when not the runs'), or
+ * that there is no interval; with
  * --equivalent, the layer's equivalence to nothing after it. */
 static void put_interval(FILE *o, const struct layer_row *r, const struct equiv_margin *m)
 {
@@ -224,6 +260,8 @@ static void put_interval(FILE *o, const struct layer_row *r, const struct equiv_
 	else
 		fprintf(o, " ± %-8.3f %-8s %s", r->ci, r->b ? diff_method(&r->d) : "own",
 			fabs(r->mean) > r->ci ? "clear of 0" : "covers 0");
+	if (isfinite(r->ci) && r->d.level != LEVEL_RUN)
+		fprintf(o, " (%s level)", level_name((enum ci_level)r->d.level));
 	put_layer_equivalence(o, m, r);
 	fputc('\n', o);
 }
@@ -404,7 +442,8 @@ void cmd_decompose(int argc, char **argv)
 		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
 		    !opt_value(argc, argv, &i, "--figure", &figure) &&
 		    !opt_value(argc, argv, &i, "--levels", &levels) &&
-		    !opt_value(argc, argv, &i, "--equivalent", &equivalent))
+		    !opt_value(argc, argv, &i, "--equivalent", &equivalent) &&
+		    !block_reps_option("decompose", argc, argv, &i))
 			operand("decompose", argv, i, file, &nfile, 1);
 	}
 	if (equivalent)

@@ -23,7 +23,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: tbench-stats summarize [--keys K,..] [--metrics M,..] RUNS.csv\n"
+		"Usage: tbench-stats summarize [--keys K,..] [--metrics M,..] [--block-reps B]\n"
+		"                        RUNS.csv\n"
 		"       tbench-stats compare [--metric M] [--keys K,..] [--alpha A] [--paired]\n"
 		"                        [--csv] [--equivalent MARGIN[%%]] A B\n"
 		"       tbench-stats compare [--keys K,..] [--alpha A] [--paired]\n"
@@ -51,7 +52,14 @@ static void usage(FILE *f)
 		"           'disturbed' column is not empty nor 'no', man tbench NOISE), and\n"
 		"           for each metric column its mean, sample\n"
 		"           standard deviation (_sd) and the half-width of the 95%% Student-t\n"
-		"           confidence interval of the mean (_ci95). Default metrics: every\n"
+		"           confidence interval of the mean (_ci95), at the level of the variance:\n"
+		"           the runs, or the means of blocks of --block-reps B consecutive reps\n"
+		"           (default max(2, floor(sqrt n))) or of sittings (runs.csv's 'sitting')\n"
+		"           when an F-test at 5%% finds them differing; then n_blocks and per\n"
+		"           metric _ci95_level (run, block, sitting) and _ci95_runs (the runs').\n"
+		"           compare, cost and decompose take --block-reps too, and compare's\n"
+		"           last CSV column, level, says where its interval's variance was.\n"
+		"           Default metrics: every\n"
 		"           figure of runs.csv (tbench-stats row --figures) that the file has.\n"
 		"           Other columns of a point, knob or read-back that are no key are\n"
 		"           carried: the value its ok runs share, else 'mixed'.\n"

@@ -203,7 +203,30 @@ static void diff_finish(struct diff_est *d, double conf)
 	}
 }
 
-static const struct diff_est diff_none = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0 };
+static const struct diff_est diff_none = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0, 0 };
+
+struct diff_est stats_diff_se(double mean, double se, double df, double conf)
+{
+	struct diff_est e = diff_none;
+	if (!(df > 0) || !(se >= 0))
+		return e;
+	e.mean = mean;
+	e.se = se;
+	e.df = df;
+	diff_finish(&e, conf);
+	return e;
+}
+
+double stats_f_sf(double f, double df1, double df2)
+{
+	if (!(df1 > 0) || !(df2 > 0) || isnan(f))
+		return NAN;
+	if (f <= 0)
+		return 1;
+	if (isinf(f))
+		return 0;
+	return stats_betainc(df2 / (df2 + df1 * f), df2 / 2, df1 / 2);
+}
 
 struct diff_est stats_diff_paired(const double *d, size_t n, double conf)
 {

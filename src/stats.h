@@ -48,6 +48,9 @@ double stats_substitute(double total, const double *from, const double *to, size
 
 /* Regularized incomplete beta I_x(a, b), 0 <= x <= 1, a, b > 0. */
 double stats_betainc(double x, double a, double b);
+/* P(F > f) for Snedecor's F with df1, df2 degrees of freedom (the one-way
+ * analysis of variance's test); NaN when either df is not > 0. */
+double stats_f_sf(double f, double df1, double df2);
 /* P(T <= t) for Student's t with df > 0 degrees of freedom (df may be fractional). */
 double stats_t_cdf(double t, double df);
 /* The t with P(T <= t) = p, 0 < p < 1. */
@@ -79,6 +82,7 @@ struct diff_est {
 	double t, p;    /* the t statistic and its two-sided p-value */
 	size_t pairs;   /* paired: how many pairs; else 0 */
 	int valid;      /* 0 when there is too little data for an interval */
+	int level;      /* where its variance was taken: enum ci_level (stats_blocks.h) */
 };
 
 /* The power that the minimum detectable effect is the effect for. */
@@ -93,6 +97,9 @@ double stats_mde(double se, double df, double conf, double power);
 /* Paired: d[0..n-1] the per-pair differences b_i - a_i; se = sd(d)/sqrt(n),
  * df = n - 1: a Student-t interval of the mean difference. n < 2: not valid. */
 struct diff_est stats_diff_paired(const double *d, size_t n, double conf);
+/* A Student-t interval (and MDE, t, p) of a mean difference whose standard
+ * error se and df are known; df not > 0: not valid. */
+struct diff_est stats_diff_se(double mean, double se, double df, double conf);
 /* Unpaired: Welch's standard error sqrt(sd_a^2/n_a + sd_b^2/n_b) and the
  * Welch-Satterthwaite df, as stats_welch; either n < 2: not valid. */
 struct diff_est stats_diff_welch(double mean_a, double sd_a, size_t n_a,

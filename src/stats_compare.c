@@ -12,45 +12,66 @@
 
 /* ---- differences of two points ---------------------------------------------------- */
 
-static size_t rep_index(const struct rep_values *rv, const char *rep)
+/* The index of the run of rv at rep (in the same sitting), or rv->n. */
+static size_t rep_index(const struct rep_values *rv, const char *rep, const char *sitting)
 {
 	size_t i = 0;
-	while (i < rv->n && strcmp(rv->rep[i], rep) != 0)
+	while (i < rv->n && (strcmp(rv->rep[i], rep) != 0 || strcmp(rv->sitting[i], sitting) != 0))
 		i++;
 	return i;
 }
 
-/* b - a rep by rep into d over the reps both points ran: the pairs, or 0
- * for none. A rep twice on either side pairs nothing. Two points with the
- * same reps pair (2 of them at least); others when 3 or more reps are
- * common: --precision stops its points at different reps, and the reps
- * they both ran were run back to back all the same. */
-static size_t rep_differences(const struct rep_values *a, const struct rep_values *b, double *d)
+/* b - a rep by rep (within a sitting) into d over the reps both points
+ * ran: the pairs, or 0 for none. A rep twice on either side pairs nothing.
+ * Two points with the same reps pair (2 of them at least); others when 3
+ * or more reps are common: --precision stops its points at different reps,
+ * and the reps they both ran were run back to back all the same. */
+static size_t rep_differences(const struct rep_values *a, const struct rep_values *b,
+			      struct block_run *d)
 {
 	size_t n = 0;
 
 	for (size_t j = 0; j < b->n; j++)
-		if (rep_index(b, b->rep[j]) != j)
+		if (rep_index(b, b->rep[j], b->sitting[j]) != j)
 			return 0;
 	for (size_t i = 0; i < a->n; i++) {
-		if (rep_index(a, a->rep[i]) != i)
+		if (rep_index(a, a->rep[i], a->sitting[i]) != i)
 			return 0;
-		size_t j = rep_index(b, a->rep[i]);
+		size_t j = rep_index(b, a->rep[i], a->sitting[i]);
+		double rep = csv_num(a->rep[i]);
 		if (j < b->n)
-			d[n++] = b->v[j] - a->v[i];
+			d[n++] = (struct block_run){ b->v[j] - a->v[i], isfinite(rep) ? rep : (double)i,
+						     a->sitting[i] };
 	}
 	bool same_reps = n == a->n && n == b->n;
 	return n >= (same_reps ? 2 : 3) ? n : 0;
 }
 
+/* The paired difference: the mean of the per-rep differences, its
+ * interval at the level they call for. */
+static struct diff_est paired_difference(struct block_run *d, size_t pairs, size_t block_reps)
+{
+	struct level_est e = level_estimate(d, pairs, block_reps, SUMMARY_CONF);
+	struct diff_est r = stats_diff_se(e.mean, e.se, e.df, SUMMARY_CONF);
+	r.pairs = pairs;
+	r.level = (int)e.level;
+	return r;
+}
+
 struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep)
 {
 	const struct metric_sum *ma = &a->m[0], *mb = &b->m[0];
-	double *d = xrealloc(NULL, (a->reps.n ? a->reps.n : 1) * sizeof(double));
+	struct block_run *d = xrealloc(NULL, (a->reps.n ? a->reps.n : 1) * sizeof(*d));
 	size_t pairs = by_rep ? rep_differences(&a->reps, &b->reps, d) : 0;
-	struct diff_est e = pairs ? stats_diff_paired(d, pairs, SUMMARY_CONF) :
-		stats_diff_welch(ma->mean, isnan(ma->sd) ? 0 : ma->sd, ma->n,
-				 mb->mean, isnan(mb->sd) ? 0 : mb->sd, mb->n, SUMMARY_CONF);
+	struct diff_est e;
+	if (pairs) {
+		e = paired_difference(d, pairs, a->reps.block_reps);
+	} else {
+		e = stats_diff_welch(ma->mean, isnan(ma->sd_level) ? 0 : ma->sd_level, ma->n_level,
+				     mb->mean, isnan(mb->sd_level) ? 0 : mb->sd_level, mb->n_level,
+				     SUMMARY_CONF);
+		e.level = (int)(ma->level > mb->level ? ma->level : mb->level);
+	}
 	free(d);
 	return e;
 }

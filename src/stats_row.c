@@ -156,6 +156,10 @@ static const struct column columns[] = {
 	{ "trace_softirq_net_tx_us", JP_TRACE_NET_TX_US, COL_FIGURE, NULL },
 	TRACE_SIDE_KEYS(TRACE_SIDE_ENTRIES, _)
 	{ "started", JP_NONE, COL_SET, NULL },             /* ISO 8601 */
+	/* The sweep's sitting (one boot, one stretch of time: e.g. boot id and
+	 * start time); a merged dataset keeps each sweep's. Runs of two or
+	 * more sittings are blocks of the interval (stats_blocks.h). */
+	{ "sitting", JP_NONE, COL_SET, NULL },
 	{ "json", JP_NONE, COL_SET, NULL },                /* the JSON's path in the sweep */
 	{ "error", JP_RESULT_ERROR, COL_SET | COL_JSON_FIRST, NULL },
 };

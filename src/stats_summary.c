@@ -18,6 +18,7 @@ void summary_free(struct summary *s)
 		free(p->m);
 		free(p->rank);
 		strv_free(p->reps.rep, p->reps.n);
+		strv_free(p->reps.sitting, p->reps.n);
 		free(p->reps.v);
 	}
 	free(s->p);
@@ -126,13 +127,19 @@ static int cmp_points(const void *pa, const void *pb, void *ctx)
 	return 0;
 }
 
-static struct metric_sum metric_of(const struct stats_acc *a)
+/* The summary of n runs from their level_estimate. */
+static struct metric_sum metric_of(const struct level_est *e, size_t n)
 {
 	struct metric_sum m;
-	m.n = a->n;
-	m.mean = a->n ? a->mean : NAN;
-	m.sd = a->n > 1 ? stats_sd(a) : NAN;
-	m.ci = stats_ci_half(m.sd, a->n, SUMMARY_CONF);
+	m.n = n;
+	m.mean = e->mean;
+	m.sd = e->sd_runs;
+	m.ci = e->ci;
+	m.level = e->level;
+	m.n_blocks = e->n_blocks;
+	m.ci_runs = e->ci_runs;
+	m.n_level = e->n;
+	m.sd_level = e->sd;
 	return m;
 }
 
@@ -147,36 +154,61 @@ static enum row_kind kind_of(const struct table *t, size_t r, int status, int di
 	return disturbed >= 0 && row_disturbed(t->rows[r][disturbed]) ? ROW_DISTURBED : ROW_OK;
 }
 
-/* Every metric of every point, from the ok rows; rowpoint[r] is row r's point. */
-static void sum_metrics(struct summary *s, const struct table *t, const size_t *rowpoint,
-			const int *mc, const enum row_kind *kind)
+/* Where in time row r of t ran: its rep, or without one its row. */
+static double order_of(const struct table *t, size_t r, int rep)
 {
-	size_t nm = s->metrics.n, nacc = s->npoints * nm;
-	struct stats_acc *acc = xrealloc(NULL, (nacc ? nacc : 1) * sizeof(*acc));
+	double v = rep >= 0 ? csv_num(t->rows[r][rep]) : NAN;
+	return isfinite(v) ? v : (double)r;
+}
 
-	for (size_t i = 0; i < nacc; i++)
-		stats_init(&acc[i]);
-	for (size_t r = 0; r < t->nrows; r++) {
-		if (kind[r] != ROW_OK)
-			continue;
-		for (size_t m = 0; m < nm; m++) {
-			double v = csv_num(t->rows[r][mc[m]]);
-			if (!isnan(v))
-				stats_add(&acc[rowpoint[r] * nm + m], v);
+/* The runs of a point's metric (column col), its ok rows row[0..nrows-1],
+ * into runs: how many have the figure. */
+static size_t point_runs(struct block_run *runs, const struct table *t, const size_t *row,
+			 size_t nrows, int col)
+{
+	int rep = table_col(t, "rep"), sitting = table_col(t, "sitting");
+	size_t n = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		size_t r = row[i];
+		double v = csv_num(t->rows[r][col]);
+		if (!isnan(v))
+			runs[n++] = (struct block_run){ v, order_of(t, r, rep),
+							sitting >= 0 ? t->rows[r][sitting] : NULL };
+	}
+	return n;
+}
+
+/* Every metric of every point, from the ok rows; rowpoint[r] is row r's
+ * point. Each interval at the level its runs call for (level_estimate). */
+static void sum_metrics(struct summary *s, const struct table *t, const size_t *rowpoint,
+			const int *mc, const enum row_kind *kind, size_t block_reps)
+{
+	size_t cap = t->nrows ? t->nrows : 1;
+	struct block_run *runs = xrealloc(NULL, cap * sizeof(*runs));
+	size_t *row = xrealloc(NULL, cap * sizeof(size_t));
+	for (size_t p = 0; p < s->npoints; p++) {
+		size_t nrows = 0;
+		for (size_t r = 0; r < t->nrows; r++)
+			if (kind[r] == ROW_OK && rowpoint[r] == p)
+				row[nrows++] = r;
+		for (size_t m = 0; m < s->metrics.n; m++) {
+			size_t n = point_runs(runs, t, row, nrows, mc[m]);
+			struct level_est e = level_estimate(runs, n, block_reps, SUMMARY_CONF);
+			s->p[p].m[m] = metric_of(&e, n);
 		}
 	}
-	for (size_t p = 0; p < s->npoints; p++)
-		for (size_t m = 0; m < nm; m++)
-			s->p[p].m[m] = metric_of(&acc[p * nm + m]);
-	free(acc);
+	free(runs);
+	free(row);
 }
 
 /* The first metric of every run the means count, with its rep, into its
  * point's reps. */
 static void collect_reps(struct summary *s, const struct table *t, const size_t *rowpoint,
-			 int metric, const enum row_kind *kind)
+			 int metric, const enum row_kind *kind, size_t block_reps)
 {
-	int rep = table_col(t, "rep");
+	for (size_t p = 0; p < s->npoints; p++)
+		s->p[p].reps.block_reps = block_reps;
+	int rep = table_col(t, "rep"), sitting = table_col(t, "sitting");
 	if (rep < 0 || metric < 0)
 		return;
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -185,8 +217,10 @@ static void collect_reps(struct summary *s, const struct table *t, const size_t 
 			continue;
 		struct rep_values *rv = &s->p[rowpoint[r]].reps;
 		rv->rep = xrealloc(rv->rep, (rv->n + 1) * sizeof(char *));
+		rv->sitting = xrealloc(rv->sitting, (rv->n + 1) * sizeof(char *));
 		rv->v = xrealloc(rv->v, (rv->n + 1) * sizeof(double));
 		rv->rep[rv->n] = xstrdup(t->rows[r][rep]);
+		rv->sitting[rv->n] = xstrdup(sitting >= 0 ? t->rows[r][sitting] : "");
 		rv->v[rv->n++] = v;
 	}
 }
@@ -260,8 +294,9 @@ int summarize_runs(struct summary *s, const struct table *runs, const struct str
 		for (size_t c = 0; c < s->carry.n; c++)
 			if (!s->p[i].carry[c])
 				s->p[i].carry[c] = xstrdup("");
-	sum_metrics(s, runs, rowpoint, mc, kind);
-	collect_reps(s, runs, rowpoint, s->metrics.n ? mc[0] : -1, kind);
+	sum_metrics(s, runs, rowpoint, mc, kind, SUMMARY_BLOCK_REPS_OF(flags));
+	collect_reps(s, runs, rowpoint, s->metrics.n ? mc[0] : -1, kind,
+		     SUMMARY_BLOCK_REPS_OF(flags));
 	if (s->npoints > 1)
 		qsort_r(s->p, s->npoints, sizeof(*s->p), cmp_points, &s->keys.n);
 	rc = 0;
@@ -285,10 +320,14 @@ static size_t count_of(const char *s)
 	return v >= 0 && v < 1e15 ? (size_t)v : 0;
 }
 
-static int metric_cols(const struct table *t, const char *metric, int mc[3], struct errbuf *err)
+/* metric's _mean, _sd, _ci95 into mc[0..2], required; its _ci95_level
+ * into mc[3], -1 when there is none (a summary older than levels). */
+static int metric_cols(const struct table *t, const char *metric, int mc[4], struct errbuf *err)
 {
 	static const char *const suffix[] = { "_mean", "_sd", "_ci95" };
 	char name[256];
+	snprintf(name, sizeof(name), "%s_ci95_level", metric);
+	mc[3] = table_col(t, name);
 	for (int i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "%s%s", metric, suffix[i]);
 		if ((mc[i] = table_col(t, name)) < 0)
@@ -297,8 +336,26 @@ static int metric_cols(const struct table *t, const char *metric, int mc[3], str
 	return 0;
 }
 
+/* The level of a summary's interval, where it says one: its sample (the
+ * blocks) and that sample's sd, had back from the half-width. */
+static void level_from_row(struct metric_sum *m, char **row, int level, int blocks)
+{
+	m->n_level = m->n;
+	m->sd_level = m->sd;
+	m->ci_runs = m->ci;
+	m->n_blocks = blocks >= 0 ? count_of(row[blocks]) : 1;
+	int l = level >= 0 ? level_named(row[level]) : -1;
+	if (l <= LEVEL_RUN || m->n_blocks < 2 || !isfinite(m->ci))
+		return;
+	m->level = (enum ci_level)l;
+	m->n_level = m->n_blocks;
+	m->sd_level = m->ci * sqrt((double)m->n_blocks) /
+		stats_t_quantile((1 + SUMMARY_CONF) / 2, (double)(m->n_blocks - 1));
+	m->ci_runs = NAN;       /* not read back: the summary's _ci95_runs */
+}
+
 static void point_from_row(struct point *p, const struct table *t, size_t r, const int *kc,
-			   size_t nkeys, const int nfc[3], const int mc[3])
+			   size_t nkeys, const int nfc[3], const int mc[4])
 {
 	char **row = t->rows[r];
 	memset(p, 0, sizeof(*p));
@@ -312,8 +369,8 @@ static void point_from_row(struct point *p, const struct table *t, size_t r, con
 	p->n_failed = nfc[1] >= 0 ? count_of(row[nfc[1]]) : 0;
 	p->n_disturbed = nfc[2] >= 0 ? count_of(row[nfc[2]]) : 0;
 	p->m = xrealloc(NULL, sizeof(*p->m));
-	p->m[0] = (struct metric_sum){ p->n_ok, csv_num(row[mc[0]]), csv_num(row[mc[1]]),
-				       csv_num(row[mc[2]]) };
+	p->m[0] = (struct metric_sum){ .n = p->n_ok, .mean = csv_num(row[mc[0]]),
+				       .sd = csv_num(row[mc[1]]), .ci = csv_num(row[mc[2]]) };
 	/* n counts the ok runs; a figure some of them lack (a run that ended
 	 * before its cost was read) has fewer values: none without a mean,
 	 * one without a standard deviation (summarize writes it from 2). */
@@ -321,12 +378,13 @@ static void point_from_row(struct point *p, const struct table *t, size_t r, con
 		p->m[0].n = 0;
 	else if (isnan(p->m[0].sd) && p->n_ok >= 2)
 		p->m[0].n = 1;
+	level_from_row(&p->m[0], row, mc[3], table_col(t, "n_blocks"));
 }
 
 int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
 		      const char *metric, struct errbuf *err)
 {
-	int *kc = NULL, mc[3], rc = -1;
+	int *kc = NULL, mc[4], rc = -1;
 	int nfc[3] = { table_col(t, "n"), table_col(t, "n_failed"), table_col(t, "n_disturbed") };
 
 	memset(s, 0, sizeof(*s));
@@ -501,8 +559,9 @@ static void layer_stats(struct layer_row *r)
 	if (!r->b) {
 		r->mean = a->mean;
 		r->ci = a->ci;
-		r->df = a->n > 1 ? (double)(a->n - 1) : NAN;
-		r->d = (struct diff_est){ a->mean, NAN, r->df, a->ci, NAN, NAN, NAN, 0, a->n > 1 };
+		r->df = a->n_level > 1 ? (double)(a->n_level - 1) : NAN;
+		r->d = (struct diff_est){ a->mean, NAN, r->df, a->ci, NAN, NAN, NAN, 0, a->n_level > 1,
+					  (int)a->level };
 		r->bottom = 0;
 		r->top = a->mean;
 		return;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "stats.h"
+#include "stats_blocks.h"
 #include "stats_model.h"
 #include "table.h"
 #include "util.h"
@@ -17,7 +18,13 @@
 
 struct metric_sum {
 	size_t n;
-	double mean, sd, ci;    /* sd, ci (half-width of the interval): NaN when n < 2 */
+	double mean, sd, ci;    /* sd (of the runs), ci (half-width of the interval, at
+	                         * level): NaN when n < 2 */
+	enum ci_level level;    /* where ci's variance was taken (stats_blocks.h) */
+	size_t n_blocks;        /* the blocks the runs fell into */
+	double ci_runs;         /* the interval taking the runs as independent */
+	size_t n_level;         /* ci's sample: n at the run level, else the blocks */
+	double sd_level;        /* its standard deviation: sd, or the block means' */
 };
 
 /* The first metric's value of each ok run with its repetition (runs.csv's
@@ -26,7 +33,9 @@ struct metric_sum {
 struct rep_values {
 	size_t n;
 	char **rep;
+	char **sitting;         /* runs.csv's "sitting", "" without one */
 	double *v;
+	size_t block_reps;      /* --block-reps: 0 for the default */
 };
 
 struct point {
@@ -53,13 +62,19 @@ struct summary {
  * A missing key column is an error; missing metric or carried columns are
  * left out of the summary. 0, or -1 with err set. */
 /* flags: SUMMARY_KEEP_DISTURBED counts disturbed ok runs as ok (a machine
- * known to be shared, whose figures are wanted all the same). */
+ * known to be shared, whose figures are wanted all the same);
+ * SUMMARY_BLOCK_REPS(b), reps a block when the runs have no sittings
+ * (level_estimate; 0, the default: blocks_default_reps). Each metric's
+ * interval is at the level level_estimate chooses. */
 enum { SUMMARY_KEEP_DISTURBED = 1 };
+#define SUMMARY_BLOCK_REPS(b) ((unsigned)(b) << 8)
+#define SUMMARY_BLOCK_REPS_OF(flags) ((size_t)((flags) >> 8))
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
 		   const struct strlist *metrics, const struct strlist *carry, unsigned flags,
 		   struct errbuf *err);
 /* A summary.csv read back (key columns, n, n_failed, n_disturbed where it
- * has it, and metric's _mean, _sd and _ci95), points in file order. The metric's n is n, but 1 where
+ * has it, and metric's _mean, _sd and _ci95; _ci95_level and n_blocks
+ * where it has them, the interval's df then blocks - 1), points in file order. The metric's n is n, but 1 where
  * it has no _sd and 0 where it has no _mean: a figure some ok runs lack. */
 int summary_read_back(struct summary *s, const struct table *t, const struct strlist *keys,
 		      const char *metric, struct errbuf *err);
@@ -72,8 +87,11 @@ const struct point *summary_find(const struct summary *s, char *const *key);
 
 /* The first metric of point b minus that of point a. Paired (the
  * Student-t interval of the mean of the per-run differences, n - 1 df)
- * when by_rep is set and their ok runs pair up by rep: the same reps on
- * both sides, each once, at least 2; else unpaired (Welch). */
+ * when by_rep is set and their ok runs pair up by rep (and sitting): the
+ * same reps on both sides, each once, at least 2; the differences then at
+ * the level level_estimate chooses for them (drift common to both sides
+ * cancels in them). Else unpaired (Welch), each side at its own level;
+ * the difference's level the higher. */
 struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep);
 /* "paired" or "unpaired", for the method columns. */
 const char *diff_method(const struct diff_est *d);

@@ -55,7 +55,7 @@ compare_csv() {
 	expect_exit 0 "compare --csv" "$STATS" compare --csv "$A" "$B"
 	local c="$TL_TMP/out"
 	cp "$c" "$TL_TMP/cmp.csv"
-	check "csv header" grep -q '^backend,clients,offload,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs$' "$c"
+	check "csv header" grep -q '^backend,clients,offload,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs,level$' "$c"
 	check_near "pipe 1 change" "$(field "$c" pipe,1,n/a change_pct)" 10 1e-6
 	check_near "pipe 1 t" "$(field "$c" pipe,1,n/a t)" 6.12372 1e-4
 	check_near "pipe 1 df" "$(field "$c" pipe,1,n/a df)" 4 1e-9
@@ -196,7 +196,7 @@ equivalence() {
 	local EA="$SRCDIR/tests/data/equivalence_a.csv" EB="$SRCDIR/tests/data/equivalence_b.csv" o="$TL_TMP/out"
 	expect_exit 0 "compare --csv --equivalent 2%" "$STATS" compare --csv --equivalent 2% "$EA" "$EB"
 	check "equivalence columns appended after pairs" grep -q \
-		',method,pairs,equivalence,margin_pct,equiv_lo_pct,equiv_hi_pct,margin_shown_pct$' "$o"
+		',method,pairs,equivalence,margin_pct,equiv_lo_pct,equiv_hi_pct,margin_shown_pct,level$' "$o"
 	[ "$(field "$o" pipe,1,n/a equivalence)" = equivalent ] && [ "$(field "$o" unix,1,n/a equivalence)" = different ] &&
 		[ "$(field "$o" tcp,1,on equivalence)" = "cannot tell" ] &&
 		ok "equivalent, different, cannot tell" || not_ok "verdicts: $(cat "$o")"
@@ -204,12 +204,12 @@ equivalence() {
 	check_near "tcp: the margin it could have shown" "$(field "$o" tcp,1,on margin_shown_pct)" 2.740646 1e-5
 	check_near "unix: shown" "$(field "$o" unix,1,n/a margin_shown_pct)" 11.7406 1e-4
 	[ "$(field "$o" pipe,1,n/a significant)" = yes ] && ok "pipe: significant all the same" || not_ok "pipe significant"
-	grep -q '^geomean,.*,1 equivalent,,,,$' "$o" && ok "geomean line: the count" || not_ok "geomean: $(tail -1 "$o")"
+	grep -q '^geomean,.*,1 equivalent,,,,,$' "$o" && ok "geomean line: the count" || not_ok "geomean: $(tail -1 "$o")"
 	expect_exit 0 "compare --csv --paired --equivalent 2%" "$STATS" compare --csv --paired --equivalent 2% "$EA" "$EB"
 	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && [ "$(field "$o" unix,1,n/a equivalence)" = different ] &&
 		ok "paired: the steady differences are equivalent, 10% different" || not_ok "paired: $(cat "$o")"
 	expect_exit 0 "compare --csv --equivalent 3 (the figure's units)" "$STATS" compare --csv --equivalent 3 "$EA" "$EB"
-	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && grep -q ',margin,equiv_lo,equiv_hi,margin_shown$' "$o" &&
+	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && grep -q ',margin,equiv_lo,equiv_hi,margin_shown,level$' "$o" &&
 		ok "absolute margin: +-3 MB/s shows tcp equivalent" || not_ok "absolute: $(cat "$o")"
 	expect_exit 0 "compare --equivalent 2% (table)" "$STATS" compare --equivalent 2% "$EA" "$EB"
 	grep -Eq '^tcp +1 +on .* unpaired +cannot tell +±2\.74%$' "$o" &&
@@ -385,7 +385,33 @@ no_common_point() {
 		env TBENCH_STATS="$STATS" "$tc" --csv "$A" "$B" "$other"
 }
 
+# Intervals at the level of the variance, on tests/data/blocks*.csv
+# (worked out in their comments).
+blocks() {
+	local BA="$SRCDIR/tests/data/blocks.csv" BB="$SRCDIR/tests/data/blocks_b.csv" o="$TL_TMP/out"
+	expect_exit 0 "summarize: sittings" "$STATS" summarize "$BA"
+	check "level columns appended" grep -q ',mb_per_sec_ci95,n_blocks,mb_per_sec_ci95_level,mb_per_sec_ci95_runs$' "$o"
+	[ "$(field "$o" pipe,1 mb_per_sec_ci95_level)" = sitting ] && [ "$(field "$o" unix,1 mb_per_sec_ci95_level)" = run ] &&
+		ok "pipe's sittings differ, unix's do not" || not_ok "levels: $(cat "$o")"
+	check_near "pipe: the sittings' interval" "$(field "$o" pipe,1 mb_per_sec_ci95)" 8.2591 1e-4
+	check_near "pipe: the runs' interval" "$(field "$o" pipe,1 mb_per_sec_ci95_runs)" 0.7781 1e-4
+	check_near "pipe: blocks" "$(field "$o" pipe,1 n_blocks)" 2 0
+	check_near "unix: the runs' interval, as before" "$(field "$o" unix,1 mb_per_sec_ci95)" 0.19539 1e-5
+	expect_exit 0 "compare --paired: sittings" "$STATS" compare --csv --paired --keys backend,clients "$BA" "$BB"
+	[ "$(field "$o" pipe,1 level)" = run ] && ok "paired: the drift cancels" || not_ok "paired level: $(cat "$o")"
+	check_near "paired interval" "$(field "$o" pipe,1 diff_ci95)" 0.093864 1e-6
+	expect_exit 0 "compare unpaired: sittings" "$STATS" compare --csv --keys backend,clients "$BA" "$BB"
+	[ "$(field "$o" pipe,1 level)" = sitting ] && ok "unpaired: at the sittings" || not_ok "unpaired level: $(cat "$o")"
+	check_near "unpaired interval" "$(field "$o" pipe,1 diff_ci95)" 3.9552 1e-4
+	expect_exit 0 "compare table: sittings" "$STATS" compare --keys backend,clients "$BA" "$BB"
+	grep -q '^pipe .* 13.583 ± 8.259 (6/2 sittings) .* unpaired sitting$' "$o" && grep -q '^unix .* 12.967 ± 0.1954 (6) ' "$o" &&
+		ok "table: runs over sittings, and the method's level" || not_ok "table: $(cat "$o")"
+	expect_exit 2 "--block-reps 1" "$STATS" summarize --block-reps 1 "$BA"
+	check "--block-reps: says what it wants" grep -q 'block-reps 1: want a whole number' "$TL_TMP/err"
+}
+
 summarize
+blocks
 bad_runs
 no_common_point
 compare_csv
