@@ -18,6 +18,8 @@
 #include "wire.h"
 
 enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60, TIMEOUT_MS_PER_TASK = 20 };
+/* --inject-ns: up to a second an exchange, far more than any study needs. */
+enum { MAX_INJECT_NS = 1000000000 };
 enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT, OPT_TIMELIMIT };
 
 const char *options_default_loadfile(bool *dbench)
@@ -279,6 +281,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "start-at", 0, POPT_ARG_STRING, &o->knob_args.start_at, 0,
 		  "set up, then start the warm-up at this instant (seconds since the epoch, "
 		  "fractions allowed); more than 1 s late fails the run", "EPOCH" },
+		{ "inject-ns", 0, POPT_ARG_STRING, &o->knob_args.inject_ns, 0,
+		  "calibration aid, not a workload: each client spins NS nanoseconds after every "
+		  "exchange, a known cost an A/B study should find (default 0: none)", "NS" },
 		{ "perf", 0, POPT_ARG_NONE, &w->perf, 0,
 		  "with --cost or --json: perf_event_open counters too (task clock, switches, "
 		  "migrations, cycles, instructions, syscalls); they slow a run down", NULL },
@@ -385,13 +390,14 @@ static const char *parse_cpus(const char *flag, const char *text, struct cpu_lis
 	return NULL;
 }
 
-/* The sweep's knobs: placement, address family, MTU, a common start. */
+/* The sweep's knobs: placement, address family, MTU, a common start, an
+ * injected cost. */
 static const char *parse_knobs(struct options *o, bool netns)
 {
 	const struct knob_args *k = &o->knob_args;
 	struct run_config *r = &o->run;
 	const char *bad;
-	long mtu;
+	long mtu, inject_ns;
 	char *end;
 
 	if (k->cpus && (bad = parse_cpus("--cpus", k->cpus, &o->cpus)))
@@ -408,6 +414,9 @@ static const char *parse_knobs(struct options *o, bool netns)
 	if (k->mtu && parse_long_range(k->mtu, 68, 65536, &mtu) < 0)
 		return "--mtu must be a whole number of bytes from 68 to 65536";
 	o->netns.mtu = k->mtu ? (int)mtu : 0;
+	if (k->inject_ns && parse_long_range(k->inject_ns, 0, MAX_INJECT_NS, &inject_ns) < 0)
+		return "--inject-ns must be a whole number of nanoseconds from 0 (none) to 1000000000";
+	r->inject_ns = k->inject_ns ? (uint64_t)inject_ns : 0;
 	if (k->start_at) {
 		errno = 0;
 		r->start_at = strtod(k->start_at, &end);
@@ -516,5 +525,6 @@ void options_free(struct options *o)
 	free(o->knob_args.family);
 	free(o->knob_args.mtu);
 	free(o->knob_args.start_at);
+	free(o->knob_args.inject_ns);
 	memset(o, 0, sizeof(*o));
 }

@@ -37,7 +37,7 @@ struct options {
 	struct backend_args backend_args;
 	struct cpu_list cpus, server_cpus;   /* --cpus, --server-cpus, parsed */
 	struct knob_args {           /* as given; popt's copies */
-		char *cpus, *server_cpus, *family, *mtu, *start_at;
+		char *cpus, *server_cpus, *family, *mtu, *start_at, *inject_ns;
 	} knob_args;
 };
 

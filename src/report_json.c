@@ -71,7 +71,7 @@ static void json_str_or_null(FILE *f, const char *s)
 		fputs("null", f);
 }
 
-/* The sweep's knobs as asked (CPU lists, start) and as they came out
+/* The sweep's knobs as asked (CPU lists, start, injected cost) and as they came out
  * (the address family: --family, else what client 0's socket had). */
 static void json_knob_settings(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
@@ -88,6 +88,7 @@ static void json_knob_settings(FILE *f, const struct run_config *cfg, const stru
 		fprintf(f, ",\n    " SKEY(SK_START_AT) "%.6f,\n", cfg->start_at);
 	else
 		fprintf(f, ",\n    " SKEY(SK_START_AT) "null,\n");
+	fprintf(f, "    " SKEY(SK_INJECT_NS) "%llu,\n", (unsigned long long)cfg->inject_ns);
 }
 
 static void json_settings(FILE *f, const struct run_config *cfg, const struct run_result *res,

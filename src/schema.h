@@ -75,6 +75,7 @@
 #define SK_SERVER_CPUS "server_cpus"
 #define SK_FAMILY "family"          /* also socket.family */
 #define SK_START_AT "start_at"
+#define SK_INJECT_NS "inject_ns"    /* --inject-ns, a calibration aid; 0: none */
 #define SK_COMMAND "command"
 
 /* ---- netns and socket ------------------------------------------------- */
@@ -284,6 +285,7 @@
 	X(SETTINGS_PROCESSES, SP_SETTINGS(SK_PROCESSES)) \
 	X(SETTINGS_RUN_ONCE, SP_SETTINGS(SK_RUN_ONCE)) \
 	X(SETTINGS_START_AT, SP_SETTINGS(SK_START_AT)) \
+	X(SETTINGS_INJECT_NS, SP_SETTINGS(SK_INJECT_NS)) \
 	X(NETNS, SK_NETNS) \
 	X(NETNS_PRIVATE, SP_NETNS(SK_PRIVATE)) \
 	X(NETNS_USER_NAMESPACE, SP_NETNS(SK_USER_NAMESPACE)) \

@@ -39,6 +39,7 @@ static char *wall_per_op_of(const struct row_input *in, const struct column *c);
 static char *sum_of(const struct row_input *in, const struct column *c);
 static char *not_available_of(const struct row_input *in, const struct column *c);
 static char *disturbed_of(const struct row_input *in, const struct column *c);
+static char *inject_of(const struct row_input *in, const struct column *c);
 
 /* The JSON paths that sum_of adds up for a column of that rule, by name. */
 static const struct {
@@ -82,6 +83,8 @@ static const struct column columns[] = {
 	{ "family", JP_NONE, COL_SET | COL_KNOB, NULL },   /* ipv4, ipv6 */
 	{ "placement", JP_NONE, COL_SET | COL_KNOB, NULL }, /* same, split, free */
 	{ "rate", JP_NONE, COL_SET | COL_KNOB, NULL },     /* tc tbf rate */
+	/* tbench --inject-ns: a known cost per exchange, to calibrate a study */
+	{ "inject_ns", JP_SETTINGS_INJECT_NS, COL_SET | COL_KNOB, inject_of },
 	{ "rep", JP_NONE, COL_SET, NULL },
 	{ "model", JP_SETTINGS_MODEL, COL_SET | COL_POINT, model_of }, /* processes or threads */
 	{ "procs", JP_SETTINGS_PROCS, 0, NULL },         /* client processes */
@@ -490,6 +493,16 @@ static char *disturbed_of(const struct row_input *in, const struct column *c)
 	if (!out[0])
 		strcpy(out, "yes");
 	return out;
+}
+
+/* --inject-ns as the sweep asked; a run given it by hand says so in its
+ * JSON; none (0, or a tbench that does not say) is not varied. */
+static char *inject_of(const struct row_input *in, const struct column *c)
+{
+	const char *set = set_value(in, c->name), *json = json_text(in, c->json);
+	if (set)
+		return xstrdup(set);
+	return xstrdup(*json && strcmp(json, "0") != 0 ? json : ROW_NOT_VARIED);
 }
 
 char **row_make(const struct row_input *in)
