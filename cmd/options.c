@@ -20,7 +20,8 @@
 enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60, TIMEOUT_MS_PER_TASK = 20 };
 /* --inject-ns: up to a second an exchange, far more than any study needs. */
 enum { MAX_INJECT_NS = 1000000000 };
-enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT, OPT_TIMELIMIT };
+enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT, OPT_TIMELIMIT,
+       OPT_SYSCTL };
 
 const char *options_default_loadfile(bool *dbench)
 {
@@ -138,7 +139,7 @@ struct raw {
 };
 
 /* --offload and --tso/--gso/--gro: on or off, and only with --netns:
- * tbench never changes the host's devices. */
+ * tbench never changes the host's devices; nor its sysctls (--sysctl). */
 static int parse_offloads(struct raw *w, struct netns_options *n, struct errbuf *err)
 {
 	static const char *const names[] = { "--offload", "--tso", "--gso", "--gro" };
@@ -155,12 +156,12 @@ static int parse_offloads(struct raw *w, struct netns_options *n, struct errbuf 
 			return err_set(err, "%s takes on or off, not '%.20s'", names[i], w->offload[i]);
 		want[i] = strcmp(w->offload[i], "on") == 0 ? OFFLOAD_ON : OFFLOAD_OFF;
 	}
-	*n = (struct netns_options){
-		.enter = w->netns,
-		.tso = want[1] != OFFLOAD_KEEP ? want[1] : want[0],
-		.gso = want[2] != OFFLOAD_KEEP ? want[2] : want[0],
-		.gro = want[3],
-	};
+	if (n->nsysctl && !w->netns)
+		return err_set(err, "--sysctl needs --netns: tbench never changes the host's sysctls");
+	n->enter = w->netns;
+	n->tso = want[1] != OFFLOAD_KEEP ? want[1] : want[0];
+	n->gso = want[2] != OFFLOAD_KEEP ? want[2] : want[0];
+	n->gro = want[3];
 	return 0;
 }
 
@@ -228,6 +229,20 @@ static void help_texts(struct help_texts *h)
 		 backend_names_with(BACKEND_TAKES_SERVER | BACKEND_OWN_SERVER, names, sizeof(names)));
 }
 
+/* A --sysctl, its text kept by the options (freed with them). */
+static int add_sysctl(poptContext pc, struct netns_options *n)
+{
+	char *text = poptGetOptArg(pc);
+	struct errbuf err;
+
+	if (!text)
+		return usage_error(pc, "--sysctl: out of memory");
+	if (netns_sysctl_add(n, text, &err) == 0)
+		return 0;
+	free(text);
+	return usage_error(pc, err.msg);
+}
+
 /* NCLIENTS and SERVER, the ranges, and the run's settings from them. */
 static int finish(poptContext pc, struct options *o, struct raw *w);
 
@@ -270,6 +285,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "tso", 0, POPT_ARG_STRING, &w->offload[1], 0, "with --netns: TSO on or off", "on|off" },
 		{ "gso", 0, POPT_ARG_STRING, &w->offload[2], 0, "with --netns: GSO on or off", "on|off" },
 		{ "gro", 0, POPT_ARG_STRING, &w->offload[3], 0, "with --netns: GRO on or off", "on|off" },
+		{ "sysctl", 0, POPT_ARG_STRING, NULL, OPT_SYSCTL,
+		  "with --netns: set a net.* sysctl in its namespace and read it back (repeatable)",
+		  "NAME=VALUE" },
 		{ "mtu", 0, POPT_ARG_STRING, &o->knob_args.mtu, 0,
 		  "with --netns: the MTU of its loopback, set and read back", "N" },
 		{ "cpus", 0, POPT_ARG_STRING, &o->knob_args.cpus, 0,
@@ -358,6 +376,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 			note_fs_only(poptBadOption(pc, POPT_BADOPTION_NOALIAS));
 		if (rc == OPT_TRUNC_IO)   /* its value, not its name, is the last word popt read */
 			note_fs_only("--trunc-io");
+		if (rc == OPT_SYSCTL && add_sysctl(pc, &o->netns) < 0)
+			return -1;
 	}
 	if (rc < -1)
 		return bad_option(pc, table, rc);
@@ -526,5 +546,7 @@ void options_free(struct options *o)
 	free(o->knob_args.mtu);
 	free(o->knob_args.start_at);
 	free(o->knob_args.inject_ns);
+	for (unsigned i = 0; i < o->netns.nsysctl; i++)
+		free(o->netns.sysctl[i].name);
 	memset(o, 0, sizeof(*o));
 }

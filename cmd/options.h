@@ -24,7 +24,7 @@ struct backend_args {
 struct options {
 	struct run_config run;       /* lf and backend are filled in by main */
 	struct report_options report;
-	struct netns_options netns;  /* --netns, --offload, --tso, --gso, --gro */
+	struct netns_options netns;  /* --netns, --offload, --tso, --gso, --gro, --mtu, --sysctl */
 	const char *backend_name;
 	const char *loadfile;
 	const char *directory;       /* -D */

@@ -86,6 +86,9 @@
 #define SK_GSO "gso"
 #define SK_GRO "gro"
 #define SK_MTU "mtu"
+#define SK_SYSCTLS "sysctls"      /* --sysctl: [{ name, asked, read }] */
+#define SK_ASKED "asked"
+#define SK_READ "read"
 #define SK_CC "cc"
 #define SK_NODELAY "nodelay"
 #define SK_SNDBUF "sndbuf"
@@ -293,6 +296,7 @@
 	X(NETNS_TSO, SP_NETNS(SK_TSO)) \
 	X(NETNS_GSO, SP_NETNS(SK_GSO)) \
 	X(NETNS_GRO, SP_NETNS(SK_GRO)) \
+	X(NETNS_SYSCTLS, SP_NETNS(SK_SYSCTLS)) \
 	X(RESULT, SK_RESULT) \
 	X(RESULT_STATUS, SP_RESULT(SK_STATUS)) \
 	X(RESULT_PARTIAL, SP_RESULT(SK_PARTIAL)) \
