@@ -3,8 +3,8 @@
 # tbench --inject-ns, the calibration aid: each client spins a known number
 # of nanoseconds after every exchange. Every check is a lower bound, which
 # the spin makes certain: it cannot take less than asked. The value is in
-# --json's settings and in runs.csv's inject_ns knob; bad values are bad
-# usage (exit 2).
+# --json's settings and in runs.csv's inject_ns knob; runs with another
+# cost are not merged; bad values are bad usage (exit 2).
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
 set -euo pipefail
@@ -61,6 +61,10 @@ knob() { "$STATS" row --columns inject_ns "$@" | tail -n 1; }
 	[ "$(knob --set inject_ns=0 "$TL_TMP/plain.json")" = 0 ] &&
 	ok "row: inject_ns from the JSON, '-' for none, the sweep's --set first" ||
 	not_ok "row inject_ns: $(knob "$j") $(knob "$TL_TMP/plain.json")"
+
+# Hosts' runs with different costs are not one run.
+expect_exit 2 "merge of a plain and an injected run refused" "$STATS" merge "$TL_TMP/plain.json" "$j"
+check "merge names --inject-ns" grep -q -- "--inject-ns" "$TL_TMP/err"
 
 # Any backend: threads, and a backend whose exchange blocks.
 expect_exit 0 "pipe, threads, 2 clients, injected" "$TBENCH" -b pipe --threads -c "$EXCHANGES" -t 1 \
