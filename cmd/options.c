@@ -18,7 +18,10 @@
 #include "wire.h"
 
 enum { MAX_CLIENTS = 65536, DEFAULT_TIMELIMIT = 600, DEFAULT_TIMEOUT = 60, TIMEOUT_MS_PER_TASK = 20 };
-enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT, OPT_TIMELIMIT };
+/* --inject-ns: up to a second an exchange, far more than any study needs. */
+enum { MAX_INJECT_NS = 1000000000 };
+enum { OPT_VERSION = 1, OPT_WARMUP, OPT_FS_ONLY, OPT_TRUNC_IO, OPT_TIMEOUT, OPT_TIMELIMIT,
+       OPT_SYSCTL };
 
 const char *options_default_loadfile(bool *dbench)
 {
@@ -136,7 +139,7 @@ struct raw {
 };
 
 /* --offload and --tso/--gso/--gro: on or off, and only with --netns:
- * tbench never changes the host's devices. */
+ * tbench never changes the host's devices; nor its sysctls (--sysctl). */
 static int parse_offloads(struct raw *w, struct netns_options *n, struct errbuf *err)
 {
 	static const char *const names[] = { "--offload", "--tso", "--gso", "--gro" };
@@ -153,12 +156,12 @@ static int parse_offloads(struct raw *w, struct netns_options *n, struct errbuf 
 			return err_set(err, "%s takes on or off, not '%.20s'", names[i], w->offload[i]);
 		want[i] = strcmp(w->offload[i], "on") == 0 ? OFFLOAD_ON : OFFLOAD_OFF;
 	}
-	*n = (struct netns_options){
-		.enter = w->netns,
-		.tso = want[1] != OFFLOAD_KEEP ? want[1] : want[0],
-		.gso = want[2] != OFFLOAD_KEEP ? want[2] : want[0],
-		.gro = want[3],
-	};
+	if (n->nsysctl && !w->netns)
+		return err_set(err, "--sysctl needs --netns: tbench never changes the host's sysctls");
+	n->enter = w->netns;
+	n->tso = want[1] != OFFLOAD_KEEP ? want[1] : want[0];
+	n->gso = want[2] != OFFLOAD_KEEP ? want[2] : want[0];
+	n->gro = want[3];
 	return 0;
 }
 
@@ -226,6 +229,20 @@ static void help_texts(struct help_texts *h)
 		 backend_names_with(BACKEND_TAKES_SERVER | BACKEND_OWN_SERVER, names, sizeof(names)));
 }
 
+/* A --sysctl, its text kept by the options (freed with them). */
+static int add_sysctl(poptContext pc, struct netns_options *n)
+{
+	char *text = poptGetOptArg(pc);
+	struct errbuf err;
+
+	if (!text)
+		return usage_error(pc, "--sysctl: out of memory");
+	if (netns_sysctl_add(n, text, &err) == 0)
+		return 0;
+	free(text);
+	return usage_error(pc, err.msg);
+}
+
 /* NCLIENTS and SERVER, the ranges, and the run's settings from them. */
 static int finish(poptContext pc, struct options *o, struct raw *w);
 
@@ -268,6 +285,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "tso", 0, POPT_ARG_STRING, &w->offload[1], 0, "with --netns: TSO on or off", "on|off" },
 		{ "gso", 0, POPT_ARG_STRING, &w->offload[2], 0, "with --netns: GSO on or off", "on|off" },
 		{ "gro", 0, POPT_ARG_STRING, &w->offload[3], 0, "with --netns: GRO on or off", "on|off" },
+		{ "sysctl", 0, POPT_ARG_STRING, NULL, OPT_SYSCTL,
+		  "with --netns: set a net.* sysctl in its namespace and read it back (repeatable)",
+		  "NAME=VALUE" },
 		{ "mtu", 0, POPT_ARG_STRING, &o->knob_args.mtu, 0,
 		  "with --netns: the MTU of its loopback, set and read back", "N" },
 		{ "cpus", 0, POPT_ARG_STRING, &o->knob_args.cpus, 0,
@@ -279,6 +299,9 @@ int options_parse(int argc, const char **argv, struct options *o)
 		{ "start-at", 0, POPT_ARG_STRING, &o->knob_args.start_at, 0,
 		  "set up, then start the warm-up at this instant (seconds since the epoch, "
 		  "fractions allowed); more than 1 s late fails the run", "EPOCH" },
+		{ "inject-ns", 0, POPT_ARG_STRING, &o->knob_args.inject_ns, 0,
+		  "calibration aid, not a workload: each client spins NS nanoseconds after every "
+		  "exchange, a known cost an A/B study should find (default 0: none)", "NS" },
 		{ "perf", 0, POPT_ARG_NONE, &w->perf, 0,
 		  "with --cost or --json: perf_event_open counters too (task clock, switches, "
 		  "migrations, cycles, instructions, syscalls); they slow a run down", NULL },
@@ -353,6 +376,8 @@ int options_parse(int argc, const char **argv, struct options *o)
 			note_fs_only(poptBadOption(pc, POPT_BADOPTION_NOALIAS));
 		if (rc == OPT_TRUNC_IO)   /* its value, not its name, is the last word popt read */
 			note_fs_only("--trunc-io");
+		if (rc == OPT_SYSCTL && add_sysctl(pc, &o->netns) < 0)
+			return -1;
 	}
 	if (rc < -1)
 		return bad_option(pc, table, rc);
@@ -385,13 +410,14 @@ static const char *parse_cpus(const char *flag, const char *text, struct cpu_lis
 	return NULL;
 }
 
-/* The sweep's knobs: placement, address family, MTU, a common start. */
+/* The sweep's knobs: placement, address family, MTU, a common start, an
+ * injected cost. */
 static const char *parse_knobs(struct options *o, bool netns)
 {
 	const struct knob_args *k = &o->knob_args;
 	struct run_config *r = &o->run;
 	const char *bad;
-	long mtu;
+	long mtu, inject_ns;
 	char *end;
 
 	if (k->cpus && (bad = parse_cpus("--cpus", k->cpus, &o->cpus)))
@@ -408,6 +434,9 @@ static const char *parse_knobs(struct options *o, bool netns)
 	if (k->mtu && parse_long_range(k->mtu, 68, 65536, &mtu) < 0)
 		return "--mtu must be a whole number of bytes from 68 to 65536";
 	o->netns.mtu = k->mtu ? (int)mtu : 0;
+	if (k->inject_ns && parse_long_range(k->inject_ns, 0, MAX_INJECT_NS, &inject_ns) < 0)
+		return "--inject-ns must be a whole number of nanoseconds from 0 (none) to 1000000000";
+	r->inject_ns = k->inject_ns ? (uint64_t)inject_ns : 0;
 	if (k->start_at) {
 		errno = 0;
 		r->start_at = strtod(k->start_at, &end);
@@ -516,5 +545,8 @@ void options_free(struct options *o)
 	free(o->knob_args.family);
 	free(o->knob_args.mtu);
 	free(o->knob_args.start_at);
+	free(o->knob_args.inject_ns);
+	for (unsigned i = 0; i < o->netns.nsysctl; i++)
+		free(o->netns.sysctl[i].name);
 	memset(o, 0, sizeof(*o));
 }

@@ -24,7 +24,7 @@ struct backend_args {
 struct options {
 	struct run_config run;       /* lf and backend are filled in by main */
 	struct report_options report;
-	struct netns_options netns;  /* --netns, --offload, --tso, --gso, --gro */
+	struct netns_options netns;  /* --netns, --offload, --tso, --gso, --gro, --mtu, --sysctl */
 	const char *backend_name;
 	const char *loadfile;
 	const char *directory;       /* -D */
@@ -37,7 +37,7 @@ struct options {
 	struct backend_args backend_args;
 	struct cpu_list cpus, server_cpus;   /* --cpus, --server-cpus, parsed */
 	struct knob_args {           /* as given; popt's copies */
-		char *cpus, *server_cpus, *family, *mtu, *start_at;
+		char *cpus, *server_cpus, *family, *mtu, *start_at, *inject_ns;
 	} knob_args;
 };
 

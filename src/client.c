@@ -150,6 +150,19 @@ static uint64_t reconnect(struct client *c, uint64_t t_start, struct errbuf *err
 	return t;
 }
 
+/* --inject-ns: a cost known exactly, spun on the run's clock (a sleep
+ * would give the CPU away and wake late, costing more than asked). */
+static void spin_for(uint64_t ns)
+{
+	const uint64_t until = now_ns() + ns;
+
+	while (now_ns() < until) {
+#if defined(__x86_64__)
+		__builtin_ia32_pause();   /* kinder to a sibling hyperthread; no time of its own */
+#endif
+	}
+}
+
 static int replay(struct client *c)
 {
 	const struct run_config *cfg = c->cfg;
@@ -161,6 +174,7 @@ static int replay(struct client *c)
 	int phase = atomic_load(&c->sh->phase);
 	uint64_t t_prev = now_ns(), lines = 0;
 	const unsigned every = cfg->reconnect;
+	const uint64_t inject_ns = cfg->inject_ns;
 	unsigned until_reconnect = every;
 	struct rate rate = { 0, 0 };
 	struct errbuf err;
@@ -181,6 +195,8 @@ static int replay(struct client *c)
 			if (op->exchanges) {
 				if (exchange(c->conn, send, op->recv, &err) < 0)
 					return client_fail(c, op, &err);
+				if (inject_ns)   /* off: this one branch, always taken the same way */
+					spin_for(inject_ns);
 			} else if (op->sleep_us) {
 				sleep_ns(op->sleep_us * 1000ull);
 			}

@@ -399,9 +399,9 @@ int netns_enter(const struct netns_options *o, struct netns_state *st, struct er
 	*st = (struct netns_state){ .tso = -1, .gso = -1, .gro = -1, .mtu = -1 };
 	if (!o->enter) {
 		if (o->tso != OFFLOAD_KEEP || o->gso != OFFLOAD_KEEP || o->gro != OFFLOAD_KEEP ||
-		    o->mtu)
-			return err_set(err, "--offload, --tso, --gso, --gro and --mtu need --netns: "
-				       "they are set on the run's own loopback, never the host's");
+		    o->mtu || o->nsysctl)
+			return err_set(err, "--offload, --tso, --gso, --gro, --mtu and --sysctl need "
+				       "--netns: they are set in the run's own namespace, never the host's");
 		return 0;
 	}
 	if (enter_namespaces(st, err) < 0)
@@ -417,5 +417,7 @@ int netns_enter(const struct netns_options *o, struct netns_state *st, struct er
 	if (rc == 0)
 		rc = offloads_set(fd, o, st, err);
 	close(fd);
+	if (rc == 0)
+		rc = netns_sysctls_set(o, st, err);
 	return rc;
 }

@@ -71,7 +71,7 @@ static void json_str_or_null(FILE *f, const char *s)
 		fputs("null", f);
 }
 
-/* The sweep's knobs as asked (CPU lists, start) and as they came out
+/* The sweep's knobs as asked (CPU lists, start, injected cost) and as they came out
  * (the address family: --family, else what client 0's socket had). */
 static void json_knob_settings(FILE *f, const struct run_config *cfg, const struct run_result *res)
 {
@@ -88,6 +88,7 @@ static void json_knob_settings(FILE *f, const struct run_config *cfg, const stru
 		fprintf(f, ",\n    " SKEY(SK_START_AT) "%.6f,\n", cfg->start_at);
 	else
 		fprintf(f, ",\n    " SKEY(SK_START_AT) "null,\n");
+	fprintf(f, "    " SKEY(SK_INJECT_NS) "%llu,\n", (unsigned long long)cfg->inject_ns);
 }
 
 static void json_settings(FILE *f, const struct run_config *cfg, const struct run_result *res,
@@ -399,7 +400,7 @@ static void json_offload(FILE *f, const char *name, int v, const char *after)
 }
 
 /* Where the run's bytes went: its own namespace or the host's, and the
- * loopback's offloads as read back. */
+ * loopback's offloads and the namespace's --sysctl's as read back. */
 static void json_netns(FILE *f, const struct netns_state *n)
 {
 	if (!n) {
@@ -415,9 +416,20 @@ static void json_netns(FILE *f, const struct netns_state *n)
 	json_offload(f, SK_GSO, n->gso, ", ");
 	json_offload(f, SK_GRO, n->gro, ", ");
 	if (n->mtu > 0)
-		fprintf(f, SKEY(SK_MTU) "%d },\n", n->mtu);
+		fprintf(f, SKEY(SK_MTU) "%d, ", n->mtu);
 	else
-		fprintf(f, SKEY(SK_MTU) "null },\n");
+		fprintf(f, SKEY(SK_MTU) "null, ");
+	fprintf(f, SKEY(SK_SYSCTLS) "[");
+	for (unsigned i = 0; i < n->nsysctl; i++) {
+		fprintf(f, "%s{ " SKEY(SK_NAME), i ? ", " : "");
+		json_str(f, n->sysctl[i].name);
+		fprintf(f, ", " SKEY(SK_ASKED));
+		json_str(f, n->sysctl[i].asked);
+		fprintf(f, ", " SKEY(SK_READ));
+		json_str(f, n->sysctl[i].read);
+		fprintf(f, " }");
+	}
+	fprintf(f, "] },\n");
 }
 
 /* Client 0's first connection as getsockopt saw it; null without a socket. */

@@ -48,6 +48,12 @@ void report_header(FILE *f, const struct run_config *cfg, const struct report_op
 		fprintf(f, "(in a network namespace of its own%s: %s TSO %s, GSO %s, GRO %s)\n",
 			n->user_ns ? " and a user namespace" : "", n->device, on_off(n->tso),
 			on_off(n->gso), on_off(n->gro));
+	for (unsigned i = 0; n && i < n->nsysctl; i++)
+		fprintf(f, "(in its namespace, sysctl %s = %s, read back)\n", n->sysctl[i].name,
+			n->sysctl[i].read);
+	if (cfg->inject_ns)
+		fprintf(f, "(calibration: %llu ns spun by each client after every exchange)\n",
+			(unsigned long long)cfg->inject_ns);
 	flush(f);
 }
 

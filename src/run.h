@@ -30,6 +30,7 @@ struct run_config {
 	double target_rate;      /* MB/sec per client; 0: as fast as it goes */
 	double timeout;          /* seconds an exchange may take before the run fails; 0: none */
 	unsigned reconnect;      /* a new connection every N operations, timed as Connect; 0: never */
+	uint64_t inject_ns;      /* --inject-ns: a known cost spun after each exchange; 0: none */
 	bool run_once;           /* one pass of the loadfile per client */
 	bool show_execute_time;  /* mmtests' "completed in" line per pass */
 	bool cost;               /* report what the execute phase cost (--cost, --json); sampled always */

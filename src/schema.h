@@ -75,6 +75,7 @@
 #define SK_SERVER_CPUS "server_cpus"
 #define SK_FAMILY "family"          /* also socket.family */
 #define SK_START_AT "start_at"
+#define SK_INJECT_NS "inject_ns"    /* --inject-ns, a calibration aid; 0: none */
 #define SK_COMMAND "command"
 
 /* ---- netns and socket ------------------------------------------------- */
@@ -85,6 +86,9 @@
 #define SK_GSO "gso"
 #define SK_GRO "gro"
 #define SK_MTU "mtu"
+#define SK_SYSCTLS "sysctls"      /* --sysctl: [{ name, asked, read }] */
+#define SK_ASKED "asked"
+#define SK_READ "read"
 #define SK_CC "cc"
 #define SK_NODELAY "nodelay"
 #define SK_SNDBUF "sndbuf"
@@ -284,6 +288,7 @@
 	X(SETTINGS_PROCESSES, SP_SETTINGS(SK_PROCESSES)) \
 	X(SETTINGS_RUN_ONCE, SP_SETTINGS(SK_RUN_ONCE)) \
 	X(SETTINGS_START_AT, SP_SETTINGS(SK_START_AT)) \
+	X(SETTINGS_INJECT_NS, SP_SETTINGS(SK_INJECT_NS)) \
 	X(NETNS, SK_NETNS) \
 	X(NETNS_PRIVATE, SP_NETNS(SK_PRIVATE)) \
 	X(NETNS_USER_NAMESPACE, SP_NETNS(SK_USER_NAMESPACE)) \
@@ -291,6 +296,7 @@
 	X(NETNS_TSO, SP_NETNS(SK_TSO)) \
 	X(NETNS_GSO, SP_NETNS(SK_GSO)) \
 	X(NETNS_GRO, SP_NETNS(SK_GRO)) \
+	X(NETNS_SYSCTLS, SP_NETNS(SK_SYSCTLS)) \
 	X(RESULT, SK_RESULT) \
 	X(RESULT_STATUS, SP_RESULT(SK_STATUS)) \
 	X(RESULT_PARTIAL, SP_RESULT(SK_PARTIAL)) \

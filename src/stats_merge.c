@@ -68,6 +68,7 @@ static const struct {
 	{ JP_SETTINGS_TARGET_RATE_MB_S, "target rate (-R)" },
 	{ JP_SETTINGS_COPY_REPLIES, "--copy-replies" },
 	{ JP_SETTINGS_START_AT, "start instant (--start-at)" },
+	{ JP_SETTINGS_INJECT_NS, "injected cost (--inject-ns)" },
 };
 
 static int check_agree(const struct merge *m, struct errbuf *err)

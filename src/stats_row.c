@@ -16,6 +16,7 @@ enum {
 	COL_POINT = 8,          /* with the knobs, names a point: backend, clients, model */
 	COL_KNOB = 16,          /* a knob of the sweep: the value it asked for, "-" when not varied */
 	COL_READBACK = 32,      /* a knob's value as read back: its column is "<knob>_read" */
+	COL_WAS_KNOB_NAME = 64, /* a read-back that older tables name as its knob (tso for tso_read) */
 };
 
 /* A knob's read-back column is named by the knob and this. */
@@ -39,6 +40,8 @@ static char *wall_per_op_of(const struct row_input *in, const struct column *c);
 static char *sum_of(const struct row_input *in, const struct column *c);
 static char *not_available_of(const struct row_input *in, const struct column *c);
 static char *disturbed_of(const struct row_input *in, const struct column *c);
+static char *inject_of(const struct row_input *in, const struct column *c);
+static char *sysctls_of(const struct row_input *in, const struct column *c);
 
 /* The JSON paths that sum_of adds up for a column of that rule, by name. */
 static const struct {
@@ -82,15 +85,24 @@ static const struct column columns[] = {
 	{ "family", JP_NONE, COL_SET | COL_KNOB, NULL },   /* ipv4, ipv6 */
 	{ "placement", JP_NONE, COL_SET | COL_KNOB, NULL }, /* same, split, free */
 	{ "rate", JP_NONE, COL_SET | COL_KNOB, NULL },     /* tc tbf rate */
+	/* tbench --inject-ns: a known cost per exchange, to calibrate a study */
+	{ "inject_ns", JP_SETTINGS_INJECT_NS, COL_SET | COL_KNOB, inject_of },
+	/* tbench --netns --sysctl: "name=value;name=value" as asked, in that order */
+	{ "sysctl", JP_NETNS_SYSCTLS, COL_SET | COL_KNOB, sysctls_of },
 	{ "rep", JP_NONE, COL_SET, NULL },
 	{ "model", JP_SETTINGS_MODEL, COL_SET | COL_POINT, model_of }, /* processes or threads */
 	{ "procs", JP_SETTINGS_PROCS, 0, NULL },         /* client processes */
 	{ "netns", JP_NETNS, 0, netns_of },              /* private, private+userns, host */
 	{ "dev", JP_NETNS_DEVICE, COL_SET, NULL },       /* device whose offloads were set */
 	/* Offloads as read back (on, off; "n/a" where no device carries the bytes). */
-	{ "tso" READBACK_SUFFIX, JP_NETNS_TSO, COL_SET | COL_READBACK, offload_of },
-	{ "gso" READBACK_SUFFIX, JP_NETNS_GSO, COL_SET | COL_READBACK, offload_of },
-	{ "gro" READBACK_SUFFIX, JP_NETNS_GRO, COL_SET | COL_READBACK, offload_of },
+	{ "tso" READBACK_SUFFIX, JP_NETNS_TSO, COL_SET | COL_READBACK | COL_WAS_KNOB_NAME,
+	  offload_of },
+	{ "gso" READBACK_SUFFIX, JP_NETNS_GSO, COL_SET | COL_READBACK | COL_WAS_KNOB_NAME,
+	  offload_of },
+	{ "gro" READBACK_SUFFIX, JP_NETNS_GRO, COL_SET | COL_READBACK | COL_WAS_KNOB_NAME,
+	  offload_of },
+	/* tbench --sysctl in its namespace, as read back: "name=value;name=value" */
+	{ "sysctl" READBACK_SUFFIX, JP_NETNS_SYSCTLS, COL_READBACK, sysctls_of },
 	{ "status", JP_RESULT_STATUS, 0, status_of },    /* ok, failed, interrupted */
 	{ "partial", JP_RESULT_PARTIAL, 0, NULL },
 	{ "exit_code", JP_NONE, COL_SET, NULL },
@@ -221,7 +233,7 @@ void row_upgrade_table(struct table *t)
 {
 	for (size_t i = 0; i < NCOLS; i++) {
 		const struct column *c = &columns[i];
-		if (!(c->flags & COL_READBACK) || table_col(t, c->name) >= 0)
+		if (!(c->flags & COL_WAS_KNOB_NAME) || table_col(t, c->name) >= 0)
 			continue;
 		size_t len = strlen(c->name) - strlen(READBACK_SUFFIX);   /* the knob's name */
 		for (size_t k = 0; k < t->ncols; k++)
@@ -493,6 +505,43 @@ static char *disturbed_of(const struct row_input *in, const struct column *c)
 	}
 	if (!out[0])
 		strcpy(out, "yes");
+	return out;
+}
+
+/* --inject-ns as the sweep asked; a run given it by hand says so in its
+ * JSON; none (0, or a tbench that does not say) is not varied. */
+static char *inject_of(const struct row_input *in, const struct column *c)
+{
+	const char *set = set_value(in, c->name), *json = json_text(in, c->json);
+	if (set)
+		return xstrdup(set);
+	return xstrdup(*json && strcmp(json, "0") != 0 ? json : ROW_NOT_VARIED);
+}
+
+/* netns.sysctls as "name=value;name=value": the values asked for (the
+ * knob: --set first, "-" for none) or read back (empty for none). */
+static char *sysctls_of(const struct row_input *in, const struct column *c)
+{
+	const int knob = c->flags & COL_KNOB;
+	const char *set = knob ? set_value(in, c->name) : NULL;
+	const struct json_node *a = jget(in->json, c->json);
+	if (set)
+		return xstrdup(set);
+	if (!a || a->type != JSON_ARRAY || a->nkids == 0)
+		return xstrdup(knob ? ROW_NOT_VARIED : "");
+	size_t len = 1;
+	for (size_t i = 0; i < a->nkids; i++)
+		len += strlen(json_scalar_text(json_get(&a->kids[i], SK_NAME))) +
+		       strlen(json_scalar_text(json_get(&a->kids[i], knob ? SK_ASKED : SK_READ))) + 2;
+	char *out = xrealloc(NULL, len);
+	out[0] = '\0';
+	for (size_t i = 0; i < a->nkids; i++) {
+		if (i)
+			strcat(out, ";");
+		strcat(out, json_scalar_text(json_get(&a->kids[i], SK_NAME)));
+		strcat(out, "=");
+		strcat(out, json_scalar_text(json_get(&a->kids[i], knob ? SK_ASKED : SK_READ)));
+	}
 	return out;
 }
 

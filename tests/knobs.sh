@@ -5,7 +5,9 @@
 # and threads), tbench_srv --cpus; TCP_CONGESTION set and read back (and a
 # name the kernel lacks refused, naming those it has); --family ipv6 with
 # tbench's own server, against tbench_srv -l ::1 and in --netns; --mtu in
-# --netns read back; --start-at waits for its instant, and a late one fails;
+# --netns read back; --sysctl in --netns set and read back, the host's
+# unchanged, a name the kernel lacks or keeps host-wide failing the run;
+# --start-at waits for its instant, and a late one fails;
 # bad values are bad usage.
 set -euo pipefail
 # shellcheck source=tests/testlib.sh
@@ -13,6 +15,7 @@ set -euo pipefail
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
 
 SRV="${top_builddir:-.}/tbench_srv"
+STATS="${top_builddir:-.}/tbench-stats"
 TINY="$SRCDIR/loadfiles/tiny.txt"
 TMP="$TL_TMP"
 PIDS=()   # every server and run started in the background: killed on exit
@@ -74,6 +77,11 @@ expect_exit 2 "--family ipv5" "$TBENCH" --family ipv5 1
 expect_exit 2 "--family with a backend that speaks no IP" "$TBENCH" -b pipe --family ipv4 1
 expect_exit 2 "--mtu without --netns" "$TBENCH" --mtu 1500 1
 expect_exit 2 "--mtu too small" "$TBENCH" --netns --mtu 10 1
+expect_exit 2 "--sysctl without --netns" "$TBENCH" --sysctl net.ipv4.tcp_autocorking=0 1
+check "names --sysctl and --netns" grep -q -- "--sysctl needs --netns" "$TMP/err"
+expect_exit 2 "--sysctl of a name outside net." "$TBENCH" --netns --sysctl kernel.pid_max=4096 1
+check "names --sysctl and the name" grep -q -- "--sysctl kernel.pid_max: only net" "$TMP/err"
+expect_exit 2 "--sysctl without a value" "$TBENCH" --netns --sysctl net.ipv4.tcp_autocorking 1
 expect_exit 2 "--start-at not a number" "$TBENCH" --start-at soon 1
 expect_exit 2 "-T TCP_CONGESTION without a name" "$TBENCH" -T TCP_CONGESTION= 1
 expect_exit 2 "--server-cpus with SERVER" "$TBENCH" --server-cpus 0 1 127.0.0.1
@@ -218,14 +226,47 @@ fi
 expect_exit 0 "--family ipv4" "$TBENCH" -b tcp --family ipv4 -c "$TINY" --run-once -q 1 --json "$TMP/v4.json"
 jq_ok "family ipv4, read back" '.settings.family == "ipv4" and .socket.family == "ipv4"' "$TMP/v4.json" '.socket'
 
+# --- --netns --sysctl: set and read back in the run's namespace, never the host's ------
+# The value asked is the other one than the host's: a write that reached the
+# host would show in its /proc/sys.
+sysctl_in_netns() {
+	local host want
+	host="$(cat /proc/sys/net/ipv4/tcp_autocorking)"
+	want=$((1 - host))
+	expect_exit 0 "--netns --sysctl net.ipv4.tcp_autocorking=$want" "$TBENCH" --netns \
+		--sysctl "net.ipv4.tcp_autocorking=$want" -b tcp -c "$TINY" --run-once -q 1 --json "$TMP/sysctl.json"
+	jq_ok "netns.sysctls: asked and read back $want" \
+		".netns.sysctls == [{\"name\": \"net.ipv4.tcp_autocorking\", \"asked\": \"$want\", \"read\": \"$want\"}]" \
+		"$TMP/sysctl.json" '.netns'
+	if [ "$(cat /proc/sys/net/ipv4/tcp_autocorking)" = "$host" ]; then
+		ok "the host's tcp_autocorking is still $host"
+	else
+		not_ok "the host's tcp_autocorking changed to $(cat /proc/sys/net/ipv4/tcp_autocorking)"
+	fi
+	local row
+	row="$("$STATS" row --columns sysctl,sysctl_read "$TMP/sysctl.json")"
+	if [ "$row" = "net.ipv4.tcp_autocorking=$want	net.ipv4.tcp_autocorking=$want" ]; then
+		ok "runs.csv: sysctl as asked, sysctl_read as read back"
+	else
+		not_ok "row: $row"
+	fi
+	expect_exit 1 "--sysctl of a name the kernel lacks fails the run" "$TBENCH" --netns \
+		--sysctl net.ipv4.no_such_sysctl=1 -b nop -c "$TINY" --run-once -q 1
+	check "names it" grep -q -- "--sysctl net.ipv4.no_such_sysctl: no such sysctl" "$TMP/err"
+	expect_exit 1 "--sysctl of a host-wide one fails the run" "$TBENCH" --netns \
+		--sysctl net.core.rmem_max=65536 -b nop -c "$TINY" --run-once -q 1
+	check "names it" grep -q -- "--sysctl net.core.rmem_max: .* cannot be written" "$TMP/err"
+}
+
 # --- --netns: MTU, and IPv6 on its own loopback ------------------------------------
 if "$TBENCH" --netns -b nop 1 --run-once -q -c "$TINY" >/dev/null 2>"$TMP/netns.err"; then
 	expect_exit 0 "--netns --mtu 1500" "$TBENCH" --netns --mtu 1500 -b tcp -c "$TINY" --run-once -q 2 --json "$TMP/mtu.json"
 	jq_ok "netns.mtu read back 1500" '.netns.private and .netns.mtu == 1500' "$TMP/mtu.json" '.netns'
 	expect_exit 0 "--netns --family ipv6" "$TBENCH" --netns --family ipv6 -b tcp -c "$TINY" --run-once -q 2 --json "$TMP/nsv6.json"
 	jq_ok "IPv6 in the namespace" '.socket.family == "ipv6" and (.netns.mtu | type) == "number"' "$TMP/nsv6.json" '.'
+	sysctl_in_netns
 else
-	skip "--netns refused here ($(head -1 "$TMP/netns.err")): --mtu not tried"
+	skip "--netns refused here ($(head -1 "$TMP/netns.err")): --mtu and --sysctl not tried"
 fi
 
 # --- --start-at ------------------------------------------------------------------

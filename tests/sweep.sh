@@ -534,6 +534,33 @@ knobs_dev() {
 		not_ok "--dev restore after Ctrl-C: $(diff "$TL_TMP/dev.before" "$TL_TMP/devint.after" | head -6)"
 }
 
+# --vary sysctl:NAME and inject_ns: the sysctl set in each run's own
+# namespace and read back, the host's unchanged; the injected nanoseconds
+# in --json and the row.
+knobs_calibration() {
+	local out="$TL_TMP/calib" host_before
+	if ! "$TBENCH" --help 2>&1 | grep -q -- '--sysctl'; then
+		echo "# skipped the sysctl and inject_ns sweep: this tbench has no --sysctl"
+		return
+	fi
+	host_before="$(cat /proc/sys/net/ipv4/tcp_autocorking)"
+	run_sweep 0 "--vary sysctl:net.ipv4.tcp_autocorking=0,1 --vary inject_ns=0,3000 over $NET" \
+		--backends "$NET" --clients 1 --reps 1 -t 1 --warmup 0 --offload on \
+		--vary sysctl:net.ipv4.tcp_autocorking=0,1 --vary inject_ns=0,3000 --out "$out"
+	[ "$(cols "$out/runs.csv" sysctl,sysctl_read,status | sort -u | paste -sd' ')" = \
+		"$(printf 'net.ipv4.tcp_autocorking=0\tnet.ipv4.tcp_autocorking=0\tok net.ipv4.tcp_autocorking=1\tnet.ipv4.tcp_autocorking=1\tok')" ] &&
+		ok "each sysctl set and read back in its run's namespace" ||
+		not_ok "sysctl cells: $(cols "$out/runs.csv" sysctl,sysctl_read,status | paste -sd' ')"
+	[ "$(cat /proc/sys/net/ipv4/tcp_autocorking)" = "$host_before" ] && ok "the host's tcp_autocorking unchanged" ||
+		not_ok "the host's tcp_autocorking is now $(cat /proc/sys/net/ipv4/tcp_autocorking), was $host_before"
+	[ "$(cols "$out/runs.csv" inject_ns | sort -u | paste -sd' ')" = "0 3000" ] &&
+		jq -e '.settings.inject_ns == 3000' "$out"/runs/*inject_ns-3000*_r1.json >/dev/null &&
+		ok "inject_ns in the row and in --json" || not_ok "inject_ns: $(cols "$out/runs.csv" inject_ns | paste -sd' ')"
+	run_sweep 2 "--vary sysctl:kernel.pid_max refused" --backends "$NET" --clients 1 --dry-run \
+		--vary sysctl:kernel.pid_max=1 --out "$TL_TMP/calib-bad"
+	grep -q "a sysctl of the run's network namespace" "$TL_TMP/err" && ok "and says why" || not_ok "$(cat "$TL_TMP/err")"
+}
+
 # Nothing the sweeps started still runs, no qdisc of theirs is left.
 nothing_left() {
 	[ "$(tc qdisc show 2>/dev/null)" = "$qdiscs_before" ] && ok "host qdiscs unchanged" ||
@@ -553,6 +580,7 @@ host_untouched
 veth
 host_untouched
 knobs_run
+knobs_calibration
 knobs_veth
 knobs_dev
 host_untouched

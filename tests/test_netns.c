@@ -2,8 +2,10 @@
  * host's namespace: a private namespace with only its loopback, up, with
  * offloads set and read back, as root and as `nobody` (skipped where the
  * kernel closes user namespaces to unprivileged users); a tcp run with its
- * own server on that loopback; offloads without --netns refused; and the
- * host's loopback offloads and namespace as they were. */
+ * own server on that loopback; --sysctl set and read back there, as root
+ * and as `nobody`, a name it lacks or keeps read-only refused, what
+ * --sysctl takes; offloads and sysctls without --netns refused; and the
+ * host's loopback offloads, its tcp_autocorking and namespace as they were. */
 #include "config.h"
 
 #include <errno.h>
@@ -250,7 +252,86 @@ static void unprivileged_case(const void *arg)
 	then(o);
 }
 
-/* Without --netns: nothing happens, and offloads are refused. */
+/* A sysctl that every network namespace has its own of, and that tbench's
+ * runs are known to vary: its value as this process's namespace has it,
+ * -1 when it cannot be read. */
+#define AUTOCORKING "net.ipv4.tcp_autocorking"
+#define AUTOCORKING_PATH "/proc/sys/net/ipv4/tcp_autocorking"
+
+static int autocorking(void)
+{
+	FILE *f = fopen(AUTOCORKING_PATH, "r");
+	int v = -1;
+
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* --sysctl: written in the run's namespace and read back, by the state
+ * and by a reader of this test's own. */
+static void sysctl_case(const void *arg)
+{
+	const struct netns_options *o = arg;
+	struct netns_state st;
+
+	enter_ok(o, &st);
+	CHECK_EQ_U(st.nsysctl, 1);
+	CHECK(strcmp(st.sysctl[0].name, AUTOCORKING) == 0);
+	CHECK(strcmp(st.sysctl[0].read, o->sysctl[0].value) == 0);
+	CHECK(autocorking() == atoi(o->sysctl[0].value));
+}
+
+/* A name the namespace lacks, or one it keeps read-only (host-wide), fails
+ * the entry, naming it. */
+static void sysctl_refused_case(const void *arg)
+{
+	const char *text = arg;
+	struct netns_options o = all_offloads(OFFLOAD_KEEP);
+	struct netns_state st;
+	struct errbuf err = { "" };
+	char copy[128], name[128];
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(text, "="), text);
+	CHECK(netns_sysctl_add(&o, copy, &err) == 0);
+	CHECK(netns_enter(&o, &st, &err) == -1);
+	if (!strstr(err.msg, name)) {
+		CHECK(strstr(err.msg, name) != NULL);
+		fprintf(stderr, "  %s: the error does not name it: %s\n", text, err.msg);
+	}
+}
+
+/* What --sysctl takes, and what it refuses before anything starts. */
+static void sysctl_parse(void)
+{
+	static const char *const bad[] = {
+		AUTOCORKING, "kernel.pid_max=4096", "net..ipv4=1", "net.ipv4.=1", "net/ipv4/x=1",
+		"net.ipv4.x=", "net.ipv4.x=1\n", "net.ipv4.x y=1", "net.=1", "=1",
+	};
+	struct netns_options o = all_offloads(OFFLOAD_KEEP);
+	struct errbuf err;
+	char text[64];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s", bad[i]);
+		err.msg[0] = '\0';
+		CHECK(netns_sysctl_add(&o, text, &err) == -1);
+		CHECK(strstr(err.msg, "--sysctl") != NULL);
+		CHECK_EQ_U(o.nsysctl, 0);
+	}
+	char ok[] = AUTOCORKING "=0", again[] = AUTOCORKING "=1", vector[] = "net.ipv4.tcp_rmem=4096 8192 16384";
+	CHECK(netns_sysctl_add(&o, ok, &err) == 0);
+	CHECK(netns_sysctl_add(&o, vector, &err) == 0);
+	CHECK(netns_sysctl_add(&o, again, &err) == -1 && strstr(err.msg, "twice"));
+	CHECK_EQ_U(o.nsysctl, 2);
+	CHECK(strcmp(o.sysctl[0].name, AUTOCORKING) == 0 && strcmp(o.sysctl[0].value, "0") == 0);
+	CHECK(strcmp(o.sysctl[1].value, "4096 8192 16384") == 0);
+}
+
+/* Without --netns: nothing happens, and offloads and sysctls are refused. */
 static void no_netns_case(const void *arg)
 {
 	struct netns_options o = { .enter = false, .tso = OFFLOAD_KEEP, .gso = OFFLOAD_KEEP,
@@ -266,9 +347,14 @@ static void no_netns_case(const void *arg)
 	CHECK(netns_enter(&o, &st, &err) == -1);
 	CHECK(strstr(err.msg, "--netns") != NULL);
 	CHECK(netns_inode() == host_netns);
+	char sysctl[] = AUTOCORKING "=1";
+	o.gro = OFFLOAD_KEEP;
+	CHECK(netns_sysctl_add(&o, sysctl, &err) == 0);
+	CHECK(netns_enter(&o, &st, &err) == -1);
+	CHECK(strstr(err.msg, "--sysctl") != NULL);
 }
 
-static void root_cases(void)
+static void root_cases(const struct netns_options *sysctl)
 {
 	const struct netns_options off = all_offloads(OFFLOAD_OFF), on = all_offloads(OFFLOAD_ON),
 		keep = all_offloads(OFFLOAD_KEEP),
@@ -285,6 +371,10 @@ static void root_cases(void)
 	in_child("root, offloads as they are", offloads_case, &keep);
 	in_child("root, tso on, gso off", offloads_case, &tso_on_gso_off);
 	in_child("root, a tcp run with offloads off", tcp_run_case, &off);
+	in_child("root, --sysctl " AUTOCORKING, sysctl_case, sysctl);
+	in_child("root, --sysctl of a name the kernel lacks", sysctl_refused_case,
+		 "net.ipv4.no_such_sysctl=1");
+	in_child("root, --sysctl of a host-wide one", sysctl_refused_case, "net.core.rmem_max=65536");
 }
 
 int main(void)
@@ -306,14 +396,25 @@ int main(void)
 	CHECK(netns_read_offloads("lo", &before, &err) == 0);
 	ethtool_features(k_before, sizeof(k_before));
 
+	/* --sysctl asks for the other value than the host's: a write that
+	 * reached the host would show. */
+	int host_autocorking = autocorking();
+	struct netns_options sysctl = all_offloads(OFFLOAD_KEEP);
+	char sysctl_text[] = AUTOCORKING "=0";
+	sysctl_text[sizeof(sysctl_text) - 2] = host_autocorking == 0 ? '1' : '0';
+	CHECK(netns_sysctl_add(&sysctl, sysctl_text, &err) == 0);
+	sysctl_parse();
+
 	in_child("without --netns", no_netns_case, NULL);
-	root_cases();
+	root_cases(&sysctl);
 	in_child("unprivileged, offloads off", unprivileged_case,
 		 &(struct unprivileged){ offloads_case, &off });
 	in_child("unprivileged, offloads on", unprivileged_case,
 		 &(struct unprivileged){ offloads_case, &on });
 	in_child("unprivileged, a tcp run with offloads on", unprivileged_case,
 		 &(struct unprivileged){ tcp_run_case, &on });
+	in_child("unprivileged, --sysctl " AUTOCORKING, unprivileged_case,
+		 &(struct unprivileged){ sysctl_case, &sysctl });
 
 	/* The host's loopback is as it was. */
 	CHECK(netns_read_offloads("lo", &after, &err) == 0);
@@ -324,6 +425,7 @@ int main(void)
 	else
 		printf("  SKIPPED a check: no ethtool to compare the host's lo features before and after\n");
 	CHECK(netns_inode() == host_netns);
+	CHECK(autocorking() == host_autocorking);   /* the host's sysctl is as it was */
 	loadfile_free(&lf);
 	if (skipped)
 		printf("test_netns: %d case(s) skipped, see above\n", skipped);

@@ -42,7 +42,12 @@ BEHAVIOUR = {
     "placement": Behaviour("all", "placement", "placement", "-", "json:settings.cpus"),
     "model": Behaviour("all", "model", "model", "-", "json:settings.model"),
     "rate": Behaviour("wire", "rate", "-", "rate", "device"),
+    "inject_ns": Behaviour("all", "nanoseconds", "opt:--inject-ns", "-", "json:settings.inject_ns"),
+    # Varied as sysctl:NAME=V1,V2 (a dimension per NAME); runs.csv's one
+    # sysctl column holds them all, "NAME=V;NAME=V", in the order varied.
+    "sysctl": Behaviour("all", "sysctl", "sysctl", "-", "tbench"),
 }
+SYSCTL_PREFIX = "sysctl:"
 # The knobs that make up one offload setting, named by the offload column.
 OFFLOADS = ("offload", "tso", "gso", "gro")
 # The order knobs are listed in: by the backends they apply to.
@@ -60,7 +65,16 @@ VALUE_CHECKS = {
     "model": (r"processes|threads", None, "processes or threads"),
     "rate": (r"[1-9][0-9]{0,5}(bit|kbit|mbit|gbit|tbit)", None,
              "a tc rate: a number and bit, kbit, mbit, gbit or tbit (e.g. 100mbit)"),
+    "nanoseconds": (r"[0-9]{1,10}", (0, 1000000000), "nanoseconds, a whole number from 0 to 1000000000"),
+    "sysctl": (r"[^,;=\x00-\x1f\x7f]{1,64}", None,
+               "a sysctl's value: printable, without ',', ';' or '=' (e.g. 0, or 4096 131072 6291456)"),
 }
+SYSCTL_NAME = re.compile(r"net(\.[A-Za-z0-9_-]+)+")
+
+
+def behaviour(name):
+    """BEHAVIOUR of a knob of a sweep: sysctl:NAME is a sysctl."""
+    return BEHAVIOUR["sysctl" if name.startswith(SYSCTL_PREFIX) else name]
 
 
 def bad_value(kind, value):
@@ -89,7 +103,14 @@ def parse_vary(entries, names):
         if "=" not in text:
             raise UsageError(f"{opt} '{text}': give NAME=V1,V2,... (knobs: {listed})")
         name, values = text.split("=", 1)
-        if name not in names:
+        if name == "sysctl" and "sysctl" in names:
+            raise UsageError(f"{opt} {text}: name the sysctl: sysctl:NAME=V1,V2 "
+                             "(e.g. sysctl:net.ipv4.tcp_autocorking=0,1)")
+        if name.startswith(SYSCTL_PREFIX) and "sysctl" in names:
+            if not SYSCTL_NAME.fullmatch(name[len(SYSCTL_PREFIX):]):
+                raise UsageError(f"{opt} {name}: a sysctl of the run's network namespace: "
+                                 "net.NAME, dot-separated (e.g. sysctl:net.ipv4.tcp_autocorking)")
+        elif name not in names:
             raise UsageError(f"{opt}: unknown knob '{name}' (knobs: {listed})")
         if name in vary:
             raise UsageError(f"{opt}: {name} is given twice (give all its values at once)")
@@ -97,7 +118,7 @@ def parse_vary(entries, names):
         if "" in vals:
             raise UsageError(f"{opt} {text}: an empty value")
         for i, v in enumerate(vals):
-            bad = bad_value(BEHAVIOUR[name].kind, v)
+            bad = bad_value(behaviour(name).kind, v)
             if bad:
                 raise UsageError(f"{opt} {name}={values}: '{v}' is not {bad}")
             if v in vals[:i]:
@@ -140,16 +161,18 @@ class Knobs:
         self.net = net_backends
         self.cpu0, self.cpu1 = first_two_cpus()
         order = offered(stats_knobs)
-        self.varied = [k for k in order if k in vary and k not in OFFLOADS]
+        self.varied = [k for k in order if k in vary and k not in OFFLOADS] + \
+            [k for k in vary if k.startswith(SYSCTL_PREFIX)]
         # model is a column of every run: a knob column only where varied.
         self.columns = [k for k in order if k not in OFFLOADS and (
             k in stats_knobs or (k == "model" and k in vary and k in header))]
-        self.unrecorded = [k for k in self.varied if k not in self.columns]
+        self.unrecorded = [k for k in self.varied if k not in self.columns and not (
+            k.startswith(SYSCTL_PREFIX) and "sysctl" in self.columns)]
         # tso_read...: the read-backs, beside the offloads asked for.
         self.read = "_read" if "tso_read" in header else ""
 
     def applies(self, name, backend):
-        scope = BEHAVIOUR[name].scope
+        scope = behaviour(name).scope
         if scope == "all":
             return True
         if scope == "net":
@@ -166,7 +189,7 @@ class Knobs:
         return combos
 
     def varies_sockopts(self):
-        return any(BEHAVIOUR[k].apply.startswith("sockopt:") for k in self.varied)
+        return any(behaviour(k).apply.startswith("sockopt:") for k in self.varied)
 
     def placement_cpus(self, value):
         """(client CPUs, server CPUs) of a placement; None for not pinned."""
@@ -177,7 +200,7 @@ class Knobs:
         is varied, and every socket option knob given; None when none is."""
         nodelay, opts, any_given = "TCP_NODELAY", "", False
         for k, v in knobs:
-            apply = BEHAVIOUR[k].apply
+            apply = behaviour(k).apply
             if not apply.startswith("sockopt:") or not given(v):
                 continue
             any_given = True
@@ -197,8 +220,10 @@ class Knobs:
         for k, v in knobs:
             if not given(v):
                 continue
-            apply = BEHAVIOUR[k].apply
-            if apply == "opt:--mtu":
+            apply = behaviour(k).apply
+            if apply == "sysctl":   # needs --netns: the sweep allows it in the loopback mode only
+                args += ["--sysctl", f"{k[len(SYSCTL_PREFIX):]}={v}"]
+            elif apply == "opt:--mtu":
                 args += ["--mtu", v] if tbench_ns else []
             elif apply.startswith("opt:"):
                 args += [apply[4:], v]
@@ -222,8 +247,8 @@ class Knobs:
     @staticmethod
     def device_settings(knobs):
         """[(kind, value)]: what the sweep sets on the devices a run crosses."""
-        return [(BEHAVIOUR[k].device, v) for k, v in knobs
-                if BEHAVIOUR[k].device not in ("-", "offloads") and given(v)]
+        return [(behaviour(k).device, v) for k, v in knobs
+                if behaviour(k).device not in ("-", "offloads") and given(v)]
 
     def set_args(self, knobs, label, net):
         """tbench-stats row --set arguments of a run's knobs: the parts of
@@ -235,7 +260,9 @@ class Knobs:
             for k in ("tso", "gso", "gro"):
                 args += ["--set", f"{k}={parts.get(k, '-') if net else 'n/a'}"]
         for k in self.columns:
-            if k != "model":
+            if k == "sysctl":
+                args += ["--set", f"sysctl={sysctl_cell(knobs)}"]
+            elif k != "model":
                 args += ["--set", f"{k}={value_of(knobs, k)}"]
         return args
 
@@ -250,7 +277,7 @@ class Knobs:
         notes on knobs this tbench's --json does not report)."""
         wrong, notes = [], []
         for k, v in knobs:
-            b = BEHAVIOUR[k]
+            b = behaviour(k)
             if not given(v) or not b.readback.startswith("json:"):
                 continue
             if b.device != "-" and not tbench_ns:
@@ -269,8 +296,17 @@ class Knobs:
         return wrong, notes
 
 
+def sysctl_cell(knobs):
+    """runs.csv's sysctl cell of a run: NAME=VALUE of each sysctl given,
+    joined by ';' in the order varied; "-" when none is."""
+    parts = [f"{k[len(SYSCTL_PREFIX):]}={v}" for k, v in knobs if k.startswith(SYSCTL_PREFIX) and given(v)]
+    return ";".join(parts) or "-"
+
+
 def expected(kind, value):
     """What a run's JSON says for VALUE of a knob of KIND."""
+    if kind == "nanoseconds":
+        return int(value)
     if kind == "onoff":
         return value == "on"
     if kind in ("bytes", "mtu"):

@@ -68,6 +68,10 @@ class Session:
         NET: the backends whose bytes cross a device, or "all"."""
         o = self.opts
         vary = knobs.parse_vary(o.vary, knobs.offered(self.stats_knobs))
+        sysctls = [k for k in vary if k.startswith(knobs.SYSCTL_PREFIX)]
+        if sysctls and self.mode != "lo":
+            raise UsageError(f"--vary {sysctls[0]}: a sysctl is set by tbench --netns in the run's own "
+                             f"namespace, so only in the loopback mode (not --{self.mode})")
         if "rate" in vary and self.mode == "lo":
             raise UsageError("--vary rate: a tbf qdisc needs a device the sweep may change: add --veth (or --dev IFACE)")
         if o.threads and "model" in vary:

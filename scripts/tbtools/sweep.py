@@ -230,6 +230,13 @@ kernel refuses fails those runs with the reason, and the sweep goes on.
   rate=RATE,...       a tbf qdisc of RATE (100mbit, 1gbit) on the device the
                       wire backends cross ({wire}): needs --veth or
                       --dev; removed after each run
+  inject_ns=NS,...    tbench --inject-ns: NS nanoseconds spun after every
+                      exchange, a known cost to calibrate a study; every
+                      backend
+  sysctl:NAME=V,...   any net.* sysctl, set by tbench --netns --sysctl in the
+                      run's own namespace (loopback mode only; the host's
+                      never change), a dimension per NAME, e.g.
+                      sysctl:net.ipv4.tcp_autocorking=0,1
 
 Where the traffic goes:
   (default)           each run in a namespace of its own (tbench --netns);

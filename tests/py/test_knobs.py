@@ -105,5 +105,43 @@ class Runs(unittest.TestCase):
         self.assertEqual(notes, ["placement=free: not read back (this tbench's --json has no settings.server_cpus)"])
 
 
+class Calibration(unittest.TestCase):
+    """inject_ns (tbench --inject-ns) and sysctl:NAME (tbench --netns --sysctl)."""
+    ALL = STATS_KNOBS + ["inject_ns", "sysctl"]
+    HEAD = HEADER[:14] + ["inject_ns", "sysctl"] + HEADER[14:]
+
+    def knobs_of(self, *vary):
+        return knobs.Knobs(knobs.parse_vary([("--vary", v) for v in vary], knobs.offered(self.ALL)),
+                           FakeBackends(), ["tcp"], self.HEAD, self.ALL)
+
+    def test_inject_ns_to_every_backend_and_read_back(self):
+        k = self.knobs_of("inject_ns=0,2400")
+        self.assertEqual(k.combos("pipe"), [(("inject_ns", "0"),), (("inject_ns", "2400"),)])
+        self.assertEqual(k.tbench_args((("inject_ns", "2400"),), True, True), ["--inject-ns", "2400"])
+        wrong, _ = k.check_json({"settings": {"inject_ns": 0}}, (("inject_ns", "2400"),), True, True)
+        self.assertEqual(wrong, ["inject_ns=2400 read back as settings.inject_ns = 0, not 2400"])
+        self.assertIn("inject_ns=2400", k.set_args((("inject_ns", "2400"),), "on", True))
+
+    def test_sysctls_a_dimension_each_and_one_column(self):
+        k = self.knobs_of("sysctl:net.ipv4.tcp_autocorking=0,1", "sysctl:net.ipv4.tcp_rmem=4096 131072 6291456")
+        self.assertEqual(len(k.combos("tcp")), 2)
+        self.assertEqual(k.unrecorded, [])
+        run = (("sysctl:net.ipv4.tcp_autocorking", "0"), ("sysctl:net.ipv4.tcp_rmem", "4096 131072 6291456"))
+        self.assertEqual(k.tbench_args(run, True, True),
+                         ["--sysctl", "net.ipv4.tcp_autocorking=0", "--sysctl", "net.ipv4.tcp_rmem=4096 131072 6291456"])
+        self.assertIn("sysctl=net.ipv4.tcp_autocorking=0;net.ipv4.tcp_rmem=4096 131072 6291456",
+                      k.set_args(run, "on", True))
+        self.assertIn("sysctl=-", self.knobs_of("mtu=1500").set_args((("mtu", "1500"),), "on", True))
+
+    def test_sysctl_errors(self):
+        for entry, said in (("sysctl=1", "name the sysctl: sysctl:NAME"),
+                            ("sysctl:kernel.pid_max=1", "a sysctl of the run's network namespace"),
+                            ("sysctl:net.ipv4.x=a;b", "'a;b' is not a sysctl's value"),
+                            ("inject_ns=-1", "'-1' is not nanoseconds")):
+            with self.assertRaises(UsageError, msg=entry) as e:
+                self.knobs_of(entry)
+            self.assertIn(said, str(e.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
