@@ -104,6 +104,21 @@ static void step_drift(void)
 	CHECK_EQ_U(s.p[0].m[0].level, LEVEL_RUN);
 	summary_free(&s);
 	table_free(&t);
+	/* By default, two blocks are no blocks: 4 runs (2 blocks of 2) with a
+	 * step stay at the run level, however clear the step (F on 1 and 2 df
+	 * would give a block interval on 1 df 5% of the time with none). */
+	static const char four[] = "backend,clients,rep,x\n"
+		"pipe,1,1,13.1\npipe,1,2,13.0\npipe,1,3,14.2\npipe,1,4,14.3\n";
+	summarize_csv(&s, &t, four, 0);
+	CHECK_EQ_U(s.p[0].m[0].n_blocks, 1);
+	CHECK_EQ_U(s.p[0].m[0].level, LEVEL_RUN);
+	summary_free(&s);
+	table_free(&t);
+	summarize_csv(&s, &t, four, SUMMARY_BLOCK_REPS(2));   /* asked for: two blocks */
+	CHECK_EQ_U(s.p[0].m[0].n_blocks, 2);
+	CHECK_EQ_U(s.p[0].m[0].level, LEVEL_BLOCK);
+	summary_free(&s);
+	table_free(&t);
 }
 
 /* The same step as two sittings, each starting at rep 1: blocks are the

@@ -104,6 +104,8 @@ class Runner:
         sets = ["--set", f"backend={p.backend}", "--set", f"clients={p.clients}", "--set", f"offload={p.label}",
                 "--set", f"rep={run.rep}", "--set", f"model={model}"]
         sets += s.knobs.set_args(p.knobs, p.label, p.net)
+        if "sitting" in s.header.split(","):
+            sets += ["--set", f"sitting={s.sitting_id}"]
         r = s.knobs.read
         if not p.net:
             sets += ["--set", "dev=", "--set", f"tso{r}=n/a", "--set", f"gso{r}=n/a", "--set", f"gro{r}=n/a"]

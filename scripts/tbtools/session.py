@@ -300,6 +300,10 @@ class Session:
         self.out = os.path.abspath(self.out)
         self.results = results.Results(self.out, self.stats)
         self.start_iso = results.now_iso()
+        # The sitting of this session's runs (runs.csv's sitting column):
+        # its boot and when it started, so that tbench-stats can tell the
+        # spread between sittings from that within one.
+        self.sitting_id = f"{(fingerprint.sitting()['boot_id'] or 'boot')[:8]}@{self.start_iso}"
         self.sessions, first = results.previous_sessions(self.meta_path) if o.resume else ([], None)
         for earlier in self.sessions:   # one that never said how it ended
             if isinstance(earlier, dict) and earlier.get("status") == "running":
