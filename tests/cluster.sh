@@ -26,7 +26,7 @@ TBENCH="$(cd "$(dirname "$TBENCH")" && pwd)/$(basename "$TBENCH")"
 BUILD="$(dirname "$TBENCH")"
 STATS="$BUILD/tbench-stats"
 export TBENCH TBENCH_STATS="$STATS" TBENCH_SRV="$BUILD/tbench_srv"
-# The guards wait remote.sh's default (20 s) for a heartbeat: a short
+# The guards wait tbtools/remote.py's default (20 s) for a heartbeat: a short
 # timeout only where a check needs one (dropped_connection), so that a
 # stall of a loaded machine does not restore srv in the middle of a sweep.
 unset TBENCH_GUARD_TIMEOUT

@@ -1,8 +1,9 @@
 #!/bin/bash
-# MPTCP on the sweep's --veth set-up (scripts/lib/netns.sh): tbench -b
-# mptcp in the client namespace against tbench_srv --mptcp across the veth
-# pair. First as net_start_veth leaves it: one subflow a connection. Then
-# with net_mptcp_paths: more subflows than connections in tbench's counts,
+# MPTCP on the sweep's --veth set-up (scripts/tbtools/netns.py, through
+# python3 -m tbtools.netns): tbench -b mptcp in the client namespace
+# against tbench_srv --mptcp across the veth pair. First as its veth
+# command leaves it: one subflow a connection. Then with mptcp-paths
+# (Net.mptcp_paths): more subflows than connections in tbench's counts,
 # MP_JOINs in both namespaces' MPTcpExt counters, and bytes on the second
 # pair. Needs root, network namespaces and MPTCP; skipped (77), saying
 # why, without.
@@ -11,11 +12,12 @@ set -euo pipefail
 . "${top_srcdir:-.}/tests/testlib.sh"
 BUILD="$(cd "${top_builddir:-.}" && pwd)"
 TINY="$SRCDIR/loadfiles/tiny.txt"
-PROG=mptcp-veth.sh
-# shellcheck source=scripts/lib/common.sh
-. "$SRCDIR/scripts/lib/common.sh"
-# shellcheck source=scripts/lib/netns.sh
-. "$SRCDIR/scripts/lib/netns.sh"
+# The sweep's own set-up, its namespaces named by this shell's PID.
+NETNS=(env PYTHONPATH="$SRCDIR/scripts" PYTHONDONTWRITEBYTECODE=1 python3 -m tbtools.netns)
+NET_NS_CLI="" NET_NS_SRV="" NET_ADDR_SRV="" NET_VETH2_CLI=""
+while read -r name value; do
+	case "$name" in NET_NS_CLI | NET_NS_SRV | NET_ADDR_SRV | NET_VETH2_CLI) printf -v "$name" %s "$value" ;; esac
+done < <("${NETNS[@]}" names --owner $$)
 
 skip() {
 	echo "SKIP: $*"
@@ -42,14 +44,14 @@ ip netns add "tbprobe-$$" 2>/dev/null || skip "ip netns add failed: no network n
 ip netns del "tbprobe-$$"
 [ "$(sysctl -n net.mptcp.enabled 2>/dev/null || echo 0)" = 1 ] || skip "no MPTCP here (net.mptcp.enabled)"
 
-trap 'net_cleanup ""; rm -rf "$TL_TMP"' EXIT
-net_start_veth 1500 "$TL_TMP/srv.log" "$BUILD/tbench_srv" --mptcp
+trap '"${NETNS[@]}" down --owner $$; rm -rf "$TL_TMP"' EXIT
+"${NETNS[@]}" veth --owner $$ --mtu 1500 --srv-log "$TL_TMP/srv.log" --tbench-srv "$BUILD/tbench_srv" -- --mptcp
 
 run_mptcp "mptcp across the veth pair, one path" "$TL_TMP/one.json"
 check "one path: MPTCP used, one subflow a connection" jq -e '.backend_counters |
 	.mptcp_connections > 0 and .subflows == .mptcp_connections' "$TL_TMP/one.json"
 
-net_mptcp_paths 1500 || skip "net_mptcp_paths could not set up the second path (above)"
+"${NETNS[@]}" mptcp-paths --owner $$ --mtu 1500 || skip "mptcp-paths could not set up the second path (above)"
 run_mptcp "mptcp across the veth pair, two paths" "$TL_TMP/two.json"
 jq -c .backend_counters "$TL_TMP/two.json"
 check "two paths: more subflows than connections" jq -e '.backend_counters |

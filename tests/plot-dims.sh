@@ -43,9 +43,10 @@ make_runs() { # SCALE [PLACEMENT]
 	}'
 }
 
-# The titles of the lines of a kept gnuplot script, one a line, in order.
+# The titles of the lines of a kept gnuplot script, one a line, in order
+# (gnuplot string literals in single quotes).
 titles() { # SCRIPT
-	grep "^  " "$1" | grep -o 'title "[^"]*"' | sed 's/^title "//; s/"$//' | awk '!seen[$0]++'
+	grep "^  " "$1" | grep -o "title '[^']*'" | sed "s/^title '//; s/'\$//" | awk '!seen[$0]++'
 }
 
 # The knobs not varied: "-", as tbench-stats row writes them.
@@ -98,8 +99,8 @@ pipe placement=split"
 	# a backend's colour is its place in tbench -b list: the first (and its first line) the first colour
 	local first
 	first="$("$TBENCH" -b list | awk 'NR == 1 { print $1 }')"
-	grep -q "lc rgb '#1f77b4'.* title \"$first " "$TL_TMP/keep/throughput.gp" &&
-		ok "$first, first in the registry, in the first colour" || not_ok "colours: $(grep -o "lc rgb '#[0-9a-f]*'.* title \"[^\"]*" "$TL_TMP/keep/throughput.gp" | head -3)"
+	grep -q "lc rgb '#1f77b4'.* title '$first " "$TL_TMP/keep/throughput.gp" &&
+		ok "$first, first in the registry, in the first colour" || not_ok "colours: $(grep -o "lc rgb '#[0-9a-f]*'.* title '[^']*" "$TL_TMP/keep/throughput.gp" | head -3)"
 	# pipe - nop is a layer beside the stack (decompose --model): the sweep
 	# has both, but no cost figures to draw it from
 	grep -q 'no siblings chart: no cost figures' "$TL_TMP/err" && ok "no siblings chart, and why" ||
@@ -110,8 +111,8 @@ faceted() {
 	local out="$TL_TMP/by" keep="$TL_TMP/keep-by"
 	expect_exit 0 "tbench-plot --by placement" "$PLOT" --by placement --out-dir "$out" --keep-data "$keep" "$sweep"
 	[ -s "$out/throughput.png" ] && [ -s "$out/throughput.svg" ] && ok "throughput in panels" || not_ok "no faceted plot"
-	[ "$(grep -c '^set title "placement=' "$keep/throughput.gp")" -eq 4 ] && # twice: PNG and SVG
-		grep -q '^set title "placement=split"' "$keep/throughput.gp" && ok "one panel per placement" ||
+	[ "$(grep -c "^set title 'placement=" "$keep/throughput.gp")" -eq 4 ] && # twice: PNG and SVG
+		grep -q "^set title 'placement=split'" "$keep/throughput.gp" && ok "one panel per placement" ||
 		not_ok "panels: $(grep '^set title' "$keep/throughput.gp")"
 	[ "$(titles "$keep/throughput.gp" | grep -v -e '^single runs$' | paste -sd,)" = "tcp mtu=1500,tcp mtu=65536,pipe" ] &&
 		ok "the lines of a panel: the other knob's values" || not_ok "--by titles: $(titles "$keep/throughput.gp")"
@@ -321,8 +322,8 @@ several() {
 	n="$(awk -F'\t' '$4 == "tcp mtu=65536 placement=split" { print $1 }' "$keep/cost.list")"
 	[ -n "$n" ] && [ -s "$keep/cost.0.$n.dat" ] && [ -s "$keep/cost.1.$n.dat" ] && ok "cost: each sweep above its own nop" ||
 		not_ok "cost of two sweeps: $(cat "$keep/cost.list" 2>&1)"
-	grep -q '^set title "before\\nhostA, Linux 6.18, 2 CPUs' "$keep/throughput.gp" &&
-		grep -q '^set title "after\\nhostB, Linux 6.18' "$keep/throughput.gp" &&
+	grep -q "^set title 'before'\\.\"\\\\n\"\\.'hostA, Linux 6.18, 2 CPUs" "$keep/throughput.gp" &&
+		grep -q "^set title 'after'\\.\"\\\\n\"\\.'hostB, Linux 6.18" "$keep/throughput.gp" &&
 		ok "a panel per sweep, titled from its meta.json" || not_ok "panels: $(grep '^set title' "$keep/throughput.gp")"
 	n="$(awk -F'\t' '$4 == "tcp mtu=65536 placement=split" { print $1 }' "$keep/tp.list")"
 	[ "$(awk '$1 == 4 { print $2 }' "$keep/tp.0.$n.dat")" = 1252.5 ] &&

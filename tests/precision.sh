@@ -49,17 +49,14 @@ reported() { # REPS-PATTERN WHAT
 	done
 }
 
-# status_of CSV PCT: the library's precision_status of cost_cpu_us
+# status_of CSV PCT: the sweep's precision status of cost_cpu_us (scripts/tbtools/precision.py),
+# a line a point: "key<TAB>reps<TAB>n<TAB>half-width %<TAB>met"
 status_of() {
-	(
-		# shellcheck disable=SC2034  # the library's messages name it
-		PROG=precision-test
-		for f in common knobs plan precision; do
-			# shellcheck source=/dev/null
-			. "$SRCDIR/scripts/lib/$f.sh"
-		done
-		precision_status "$STATS" "$1" "$2" cost_cpu_us 2>/dev/null
-	)
+	PYTHONPATH="$SRCDIR/scripts" python3 -c '
+import sys
+from tbtools import precision
+for key, st in precision.status(sys.argv[1], sys.argv[2], sys.argv[3], "cost_cpu_us", []).items():
+    print("|".join(key), st.reps, st.n, st.half, int(st.met), sep="\t")' "$STATS" "$1" "$2" 2>/dev/null
 }
 
 # status_at NAME REP PCT: status_of the sweep's runs of reps 1 to REP

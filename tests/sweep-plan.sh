@@ -144,7 +144,9 @@ resume() {
 		not_ok "--resume: $(head -n 1 "$TL_TMP/out")"
 	[ "$(cut -d: -f1 "$TL_TMP/runs")" = "[1/2] pipe clients=1 offload=n/a rep 2/2
 [2/2] pipe clients=2 offload=n/a rep 2/2" ] && ok "--resume: the missing ones" || not_ok "--resume: $(cat "$TL_TMP/runs")"
-	echo '{ "sweep": { "order_seed": 5 } }' >"$out/meta.json"
+	# meta.json keeps the sweep's options (argv): those of common but --out
+	jq -n '{ argv: ["--backends", "pipe", "--clients", "1,2", "--reps", "2"], sweep: { order_seed: 5 } }' \
+		>"$out/meta.json"
 	plan "${common[@]}" --resume
 	grep -q '(--seed 5)$' "$TL_TMP/out" && ok "--resume: the sweep's own seed" || not_ok "--resume seed: $(grep order "$TL_TMP/out")"
 	rm "$out/meta.json"
@@ -212,7 +214,8 @@ precision() {
 
 	mkdir -p "$out"
 	"$STATS" row --header >"$out/runs.csv"
-	echo '{ "sweep": { "order_seed": 5, "precision": { "pct": 4, "figure": "mb_per_sec", "min_reps": 2, "max_reps": 7, "budget_s": null } } }' \
+	jq -n '{ argv: ["--backends", "pipe,nop", "--clients", "1", "-t", "1", "--warmup", "0"],
+		sweep: { order_seed: 5, precision: { pct: 4, figure: "mb_per_sec", min_reps: 2, max_reps: 7, budget_s: null } } }' \
 		>"$out/meta.json"
 	plan "${common[@]}" --out "$out" --resume
 	grep -q 'half-width of mb_per_sec is within 4% of its mean: at least 2 reps (--reps), at most 7 (--max-reps)' "$TL_TMP/out" &&
@@ -221,7 +224,8 @@ precision() {
 	plan "${common[@]}" --out "$out" --resume --max-reps 9
 	grep -q 'at least 2 reps (--reps), at most 9 (--max-reps)' "$TL_TMP/out" && ok "--resume --max-reps: a new maximum" ||
 		not_ok "--resume --max-reps: $(grep precision "$TL_TMP/out")"
-	echo '{ "sweep": { "order_seed": 5 } }' >"$out/meta.json"
+	jq -n '{ argv: ["--backends", "pipe,nop", "--clients", "1", "-t", "1", "--warmup", "0"], sweep: { order_seed: 5 } }' \
+		>"$out/meta.json"
 	expect_exit 2 "--resume --max-reps of a sweep without --precision" "$SWEEP" -n "${common[@]}" --out "$out" --resume --max-reps 9
 	grep -q -- "--max-reps needs --precision PCT (the sweep in $out was not one of --precision)" "$TL_TMP/err" &&
 		ok "says why" || not_ok "says why: $(cat "$TL_TMP/err")"
@@ -360,16 +364,16 @@ resume_knobs() {
 # Which tbench: never dbench's, even first in PATH; the one beside the script.
 which_tbench() {
 	local fake="$TL_TMP/fakebin" prefix="$TL_TMP/prefix" real="$TL_TMP/realbin"
-	mkdir -p "$fake" "$prefix/bin" "$prefix/share/tbench/lib" "$real"
+	mkdir -p "$fake" "$prefix/bin" "$prefix/share/tbench/python" "$real"
 	printf '#!/bin/sh\necho "dbench version 4.00 - Copyright Andrew Tridgell 1999-2004"\nexit 1\n' >"$fake/tbench"
 	chmod +x "$fake/tbench"
 	expect_exit 2 "TBENCH=dbench's tbench is refused" env TBENCH="$fake/tbench" "$SWEEP" -n
 	grep -q "is not the tbench of this suite: its --version says 'dbench version 4.00" "$TL_TMP/err" &&
 		ok "says why" || not_ok "says why: $(cat "$TL_TMP/err")"
 
-	# An install: bin/ holds the scripts and programs, share/tbench/lib the library.
+	# An install: bin/ holds the scripts and programs, share/tbench/python the package.
 	cp "$SWEEP" "$prefix/bin/"
-	cp "$SRCDIR"/scripts/lib/*.sh "$prefix/share/tbench/lib/"
+	cp -r "$SRCDIR/scripts/tbtools" "$prefix/share/tbench/python/"
 	ln -s "$TBENCH" "$prefix/bin/tbench"
 	ln -s "$STATS" "$prefix/bin/tbench-stats"
 	expect_exit 0 "installed sweep, dbench's tbench first in PATH" \
@@ -386,7 +390,7 @@ which_tbench() {
 	grep -q "not using $fake/tbench: its --version says 'dbench version 4.00" "$TL_TMP/err" &&
 		grep -q "using $real/tbench (" "$TL_TMP/err" && ok "skips dbench's, says so" ||
 		not_ok "skips dbench's: $(cat "$TL_TMP/err")"
-	rm "$prefix/share/tbench/lib/common.sh"
+	rm "$prefix/share/tbench/python/tbtools/__init__.py"
 	expect_exit 1 "no library: says so" env PATH="$real:$PATH" "$prefix/bin/tbench-sweep" -n
 }
 

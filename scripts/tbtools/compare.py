@@ -1,0 +1,127 @@
+"""tbench-compare: sweep B (and C, ...) against a first one, point by
+point. The statistics are tbench-stats compare's; this finds it, passes
+the options on and, with several Bs, runs it once for each."""
+
+import csv
+import io
+import os
+import subprocess
+import sys
+
+from . import programs
+from .errors import Parser, UsageError
+
+PROG = "tbench-compare"
+
+USAGE_TAIL = """
+Exit status: 0 compared, 1 error, 2 usage error or no point in common
+(with several Bs, the first that was not 0); with --verdict (one B) 0 good,
+1 bad, 125 cannot tell, 2 usage error. man tbench-compare says what each
+column means."""
+
+
+def parser():
+    p = Parser(
+        prog=PROG, usage=f"{PROG} [OPTIONS] A B [C ...]",
+        description=HELP, epilog=USAGE_TAIL)
+    p.add_argument("files", nargs="*", metavar="A B [C ...]")
+    p.add_argument("--figure", "--metric", dest="figure", metavar="F",
+                   help="what to compare (default mb_per_sec): a column of runs.csv "
+                        "(tbench-stats row --figures) or the --json path it comes from")
+    p.add_argument("--keys", metavar="K,..", help="columns that name a point (default: "
+                   "backend, clients, model and the knob columns)")
+    p.add_argument("--alpha", metavar="A", help="significance level (default 0.05)")
+    p.add_argument("--paired", action="store_true",
+                   help="A and B ran interleaved: runs of the same rep pair up")
+    p.add_argument("--csv", action="store_true", help="machine-readable CSV instead of the table")
+    p.add_argument("--verdict", metavar="'FIGURE<T%'",
+                   help="for git bisect run: 'mb_per_sec<-3%%' exits 1 (bad) when the 95%% "
+                        "interval of the change lies wholly below -3%%, 0 (good) when wholly "
+                        "above, else 125 (cannot tell); '>' for a rise")
+    p.add_argument("--tbench-stats", metavar="P", dest="stats",
+                   help="tbench-stats program (default: $TBENCH_STATS, else the first of this "
+                        "suite beside $TBENCH, beside this script, in build/, here, then PATH)")
+    p.add_argument("-h", "--help", action="help", help="this text")
+    p.add_argument("--version", action="store_true",
+                   help="the suite's version, as the tbench it would use says")
+    return p
+
+
+HELP = """Compare sweep B against sweep A (e.g. A = before a patch, B = after). A and B
+are tbench-sweep results directories (their runs.csv is used, else their
+summary.csv), or runs.csv / summary.csv files. With more than one B (C, ...),
+each is compared against A in turn: a block each, headed "== B against A",
+or with --csv one table whose first column, sweep, names the B of the row.
+
+A point is named by backend, clients, model and every knob column
+(tbench-stats row --knobs); a knob one side lacks is "-" there. For every
+point: the mean of A and of B with their 95% intervals and runs, the change
+in percent, Welch's p-value, whether it is significant, the 95% interval of
+the change and the minimum detectable effect (mde). Then the geometric mean
+of B/A. When no point is in both, it names the dimensions whose values
+differ and exits 2: give --keys without them to compare across them."""
+
+
+def stats_args(opts):
+    args = []
+    for flag, value in (("--figure", opts.figure), ("--keys", opts.keys),
+                        ("--alpha", opts.alpha), ("--verdict", opts.verdict)):
+        if value is not None:
+            args += [flag, value]
+    if opts.paired:
+        args.append("--paired")
+    if opts.csv:
+        args.append("--csv")
+    return args
+
+
+def compare_each(stats, args, a, bs, csv_out):
+    """Every B against A, a block each; with --csv one table whose first
+    column names the B. The first status that was not 0."""
+    rc, header_done = 0, False
+    out = sys.stdout
+    for b in bs:
+        if not csv_out:
+            print(f"== {b} against {a}", flush=True)
+            one = subprocess.run([stats, "compare"] + args + [a, b]).returncode
+            print(flush=True)
+        else:
+            p = subprocess.run([stats, "compare"] + args + [a, b], stdout=subprocess.PIPE, text=True)
+            one = p.returncode
+            rows = list(csv.reader(io.StringIO(p.stdout)))
+            w = csv.writer(out, lineterminator="\n")
+            for i, row in enumerate(rows):
+                if i == 0:
+                    if not header_done:
+                        w.writerow(["sweep"] + row)
+                    continue
+                w.writerow([b] + row)
+            if one == 0:
+                header_done = True
+            out.flush()
+        if rc == 0:
+            rc = one
+    return rc
+
+
+def main(argv):
+    opts = parser().parse_args(argv)
+    if opts.version:
+        print(programs.script_version(PROG, os.environ.get("TBENCH")))
+        return 0
+    if len(opts.files) < 2:
+        raise UsageError("need two results or more: A B [C ...]")
+    if len(opts.files) > 2 and opts.verdict is not None:
+        raise UsageError("--verdict judges one candidate: give A and one B")
+    for f in opts.files:
+        if not os.path.exists(f):
+            raise UsageError(f"{f}: no such file or directory")
+    tbench = os.environ.get("TBENCH") or "/nonexistent/tbench"
+    stats = programs.find(PROG, "tbench-stats", "--tbench-stats PATH or TBENCH_STATS=PATH",
+                          opts.stats or os.environ.get("TBENCH_STATS"), os.path.dirname(tbench))
+    args = stats_args(opts)
+    a, bs = opts.files[0], opts.files[1:]
+    if len(bs) == 1:
+        sys.stdout.flush()
+        return subprocess.run([stats, "compare"] + args + [a, bs[0]]).returncode
+    return compare_each(stats, args, a, bs, opts.csv)
