@@ -25,6 +25,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpulist.h"
 #include "server.h"
 #include "sockopt.h"
@@ -208,10 +209,42 @@ static int connect_one(const struct tcp_run *r, const struct addrinfo *ai, struc
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit)) < 0 ||
 	    connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof(none)) < 0) {
+		int saved = errno;   /* for connect_local(): ECONNREFUSED, nobody listens yet */
 		connect_error(r, err);
 		close(fd);
+		errno = saved;
 		return -1;
 	}
+	return fd;
+}
+
+/* A tbench_srv started just before tbench ("tbench_srv --port P &" then
+ * "tbench --port P") may not listen yet. Had tbench started its own server
+ * on P at once, that one would take the port, the tbench_srv fail to start,
+ * and the run measure tbench's own server: killing "its" server would not
+ * end it. So a port given is looked at again for a while first. */
+#define LOCAL_SERVER_WAIT_NS 3000000000ull
+#define LOCAL_SERVER_POLL_NS   50000000ull
+
+/* A port given names a server's, and so does --no-own-server (whose
+ * run fails when none listens yet). */
+static bool looks_again(const struct backend_config *cfg)
+{
+	return cfg->no_own_server || (cfg->port && strcmp(cfg->port, "0") != 0);
+}
+
+/* A connection to the server on localhost, -1 when none listens there:
+ * with --port or --no-own-server, once it has not for LOCAL_SERVER_WAIT_NS. */
+static int connect_local(const struct tcp_run *r, const struct backend_config *cfg,
+			 struct errbuf *err)
+{
+	bool wait = looks_again(cfg);
+	uint64_t give_up = now_ns() + LOCAL_SERVER_WAIT_NS;
+	int fd;
+
+	while ((fd = connect_one(r, r->ai, err)) < 0 && wait && errno == ECONNREFUSED &&
+	       now_ns() < give_up)
+		sleep_ns(LOCAL_SERVER_POLL_NS);
 	return fd;
 }
 
@@ -224,7 +257,7 @@ static bool server_on_localhost(struct tcp_run *r, const struct backend_config *
 
 	if (resolve(r, cfg, loopback(cfg), port, &err) < 0)
 		return false;
-	int fd = connect_one(r, r->ai, &err);
+	int fd = connect_local(r, cfg, &err);
 	if (fd >= 0) {
 		close(fd);
 		fprintf(stderr, "tbench: %s: no SERVER: using the server already listening on %s, "
@@ -242,9 +275,12 @@ static bool server_on_localhost(struct tcp_run *r, const struct backend_config *
 static int no_local_server(struct tcp_run *r, const struct backend_config *cfg,
 			   char *port, size_t portlen, struct errbuf *err)
 {
-	char tried[sizeof(r->addr)];
+	char tried[sizeof(r->addr) + 64];
 
 	snprintf(tried, sizeof(tried), "%s", r->addr[0] ? r->addr : loopback(cfg));
+	if (looks_again(cfg))
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), " (looked for %.0f s)",
+			 LOCAL_SERVER_WAIT_NS / 1e9);
 	if (cfg->no_own_server)
 		return err_set(err, "%s: --no-own-server: no tbench_srv listens on %s: start one "
 			       "there (tbench_srv -l %s --port %s), or give SERVER", r->fl->name, tried,

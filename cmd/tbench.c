@@ -195,7 +195,7 @@ static void check_stdout(struct run_result *res, bool closed, bool json)
 {
 	int write_errno = report_write_error(stdout);
 
-	if (!write_errno && !closed)
+	if ((!write_errno && !closed) || res->status != RUN_OK)   /* a failure says its own */
 		return;
 	res->status = RUN_FAILED;
 	if (write_errno)
@@ -206,6 +206,24 @@ static void check_stdout(struct run_result *res, bool closed, bool json)
 			 "were not shown%s", json ? " (they are in the --json file)" : "");
 }
 
+/* --json written, as a whole; one that cannot be fails the run with its
+ * own message (or beside the message of a run that failed already). */
+static void write_json(struct json_out *json, const struct options *o, struct run_result *res,
+		       int argc, char **argv)
+{
+	struct errbuf err;
+
+	if (!o->json_path || report_json_write(json, &o->run, &o->report, res, argc,
+					       (const char *const *)argv, &err) == 0)
+		return;
+	if (res->status != RUN_OK) {
+		fprintf(stderr, "tbench: %s\n", err.msg);
+		return;
+	}
+	res->status = RUN_FAILED;
+	res->error = err;
+}
+
 /* Why the run failed, or that it measured nothing; report_notes then
  * gives the partial figures of an execute phase cut short. */
 static void report_end(const struct run_result *res)
@@ -213,7 +231,48 @@ static void report_end(const struct run_result *res)
 	if (res->status == RUN_FAILED)
 		fprintf(stderr, "tbench: run failed: %s\n", res->error.msg[0] ? res->error.msg : "no reason given");
 	else if (res->status == RUN_INTERRUPTED && !res->executed)
-		fprintf(stderr, "tbench: interrupted during the warm-up: nothing was measured\n");
+		fprintf(stderr, "tbench: interrupted during the %s: nothing was measured\n",
+			res->released ? "warm-up" : "set-up of the clients");
+}
+
+/* The end of a run: its notes, the JSON, then the table of a whole run,
+ * each output checked. */
+static void report_run(const struct options *o, struct json_out *json, struct run_result *res,
+		       bool stdout_closed, char **argv, int argc)
+{
+	/* The notes on stderr come before the table: mmtests keeps stdout and
+	 * stderr in one log and takes every line after " Operation" for an
+	 * operation, so a note after the table breaks its extraction. */
+	fflush(stdout);
+	enum run_status measured = res->status;
+	/* Results that cannot be shown or kept fail the run before its table:
+	 * a harness takes a Throughput line for a result. */
+	check_stdout(res, stdout_closed, o->json_path != NULL);
+	bool json_regular = o->json_path && json->tmp;   /* a file that can be written again */
+	write_json(json, o, res, argc, argv);
+	report_end(res);
+	if (res->status == measured) {   /* else the one message above is the news */
+		report_notes(stderr, &o->run, &o->report, res);
+		report_disturbed(stderr, &o->run, res);
+	}
+	/* Only a whole run prints its table, as dbench: harnesses take every
+	 * table they find for a result. A run cut short gives its partial
+	 * figures on stderr (report_notes) and its table in --json. */
+	bool whole = res->executed && res->status == RUN_OK;
+	if (whole)
+		report_summary(stdout, &o->run, &o->report, res);
+	if (whole && o->cost) {
+		report_cost(stdout, &o->run, &o->report, res);
+		report_noise(stdout, &o->run, res);
+	}
+	if (whole && o->trace)
+		report_trace(stdout, &o->run, res);
+	check_stdout(res, false, o->json_path != NULL);
+	if (whole && res->status != RUN_OK) {   /* the table itself could not be written */
+		report_end(res);
+		if (json_regular && open_json(o, json) == 0)   /* its status said ok */
+			write_json(json, o, res, argc, argv);
+	}
 }
 
 /* A client and its own server hold up to FDS_PER_CLIENT descriptors, all in
@@ -282,34 +341,7 @@ int main(int argc, char **argv)
 				    .err_is_tty = isatty(STDERR_FILENO) };
 	struct run_observer observer = report_live_observer(&live);
 	driver_run(&o.run, &observer, &res);
-	/* The notes on stderr come before the table: mmtests keeps stdout and
-	 * stderr in one log and takes every line after " Operation" for an
-	 * operation, so a note after the table breaks its extraction. */
-	fflush(stdout);
-	report_end(&res);
-	report_notes(stderr, &o.run, &o.report, &res);
-	report_disturbed(stderr, &o.run, &res);
-	enum run_status measured = res.status;
-	/* Only a whole run prints its table, as dbench: harnesses take every
-	 * table they find for a result. A run cut short gives its partial
-	 * figures on stderr (report_notes) and its table in --json. */
-	bool whole = res.executed && res.status == RUN_OK;
-	if (whole)
-		report_summary(stdout, &o.run, &o.report, &res);
-	if (whole && o.cost) {
-		report_cost(stdout, &o.run, &o.report, &res);
-		report_noise(stdout, &o.run, &res);
-	}
-	if (whole && o.trace)
-		report_trace(stdout, &o.run, &res);
-	check_stdout(&res, stdout_closed, o.json_path != NULL);
-	if (o.json_path && report_json_write(&json, &o.run, &o.report, &res, argc,
-					     (const char *const *)argv, &err) < 0) {
-		fprintf(stderr, "tbench: %s\n", err.msg);
-		res.status = RUN_FAILED;
-	}
-	if (res.status != measured)   /* the results could not be shown or written */
-		report_end(&res);
+	report_run(&o, &json, &res, stdout_closed, argv, argc);
 	enum run_status status = res.status;
 	run_result_free(&res);
 	trace_close(&trace);

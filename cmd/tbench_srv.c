@@ -128,7 +128,8 @@ static int parse_args(int argc, const char **argv, struct srv_options *o)
 		{ "max-connections", 0, POPT_ARG_STRING | POPT_ARGFLAG_DOC_HIDDEN, &o->max, 0,
 		  "the same as --max-clients", "N" },
 		{ "timeout", 0, POPT_ARG_STRING, &o->timeout, 0,
-		  "drop a peer that takes SECS to finish a frame or take its reply (default "
+		  "drop a peer that takes SECS to finish a frame or take its reply; one idle "
+		  "between frames is kept, however long (default "
 		  WIRE_STRINGIFY(SERVER_TIMEOUT_SECS) "; 0: never)", "SECS" },
 		{ "tcp-options", 'T', POPT_ARG_STRING, &o->tcp_options, 0,
 		  "options for accepted TCP sockets (default TCP_NODELAY)", "OPTS" },

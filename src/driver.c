@@ -629,7 +629,9 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 		return res->status = RUN_FAILED;
 	}
 	d.phase = PHASE_SETUP;
-	if ((status = wait_ready(&d)) < 0 && (status = track_tasks(&d)) < 0)
+	if ((status = wait_ready(&d)) >= 0)
+		driver_forget_unstarted(&d);
+	else if ((status = track_tasks(&d)) < 0)
 		status = run_phases(&d);
 	/* The end's figures are those of this instant: clients that finish an
 	 * operation while the last sample is read count it no more. */
@@ -658,13 +660,16 @@ enum run_status driver_run(const struct run_config *cfg, const struct run_observ
 	if (atomic_load(&d.sh->failed))
 		status = RUN_FAILED;
 	res->executed = d.exec_start != 0;
+	res->released = d.t0 != 0;
 	if (res->executed && d.exec_end > d.exec_start)
 		res->execute_secs = (d.exec_end - d.exec_start) / 1e9;
 	res->total_secs = d.t0 ? (now_ns() - d.t0) / 1e9 : 0;
 	res->driver_priority = d.priority;
 	res->setup_secs = d.t0 ? (d.t0 - d.setup_start) / 1e9 : 0;
 	err_set(&res->error, "%s", d.sh->error.msg);
-	if (cfg->show_execute_time)
+	/* A whole run's only, as dbench, whose clients that lose their server
+	 * exit before they dump theirs: mmtests takes every one for a figure. */
+	if (cfg->show_execute_time && status == RUN_OK)
 		tell_pass_times(&d);
 	collect(&d, res);
 	if (!(stuck && d.threads)) {   /* else a stuck client may write it still: left mapped */

@@ -157,6 +157,12 @@ int driver_spawn_more(struct driver *d, struct errbuf *err)
 	return d->started < total;
 }
 
+void driver_forget_unstarted(struct driver *d)
+{
+	for (unsigned i = clients_begun(d); i < d->nclients; i++)
+		atomic_store(&d->sh->slot[i].state, SLOT_FAILED);
+}
+
 static bool slot_stalled(const struct slot *s)
 {
 	return atomic_load(&s->state) == SLOT_STALLED;

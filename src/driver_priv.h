@@ -85,6 +85,9 @@ void driver_unwatch_children(struct driver *d);
  * fewer than a few are in their set-up: 1 while some are still to start,
  * 0 when all have, -1 on failure. */
 int driver_spawn_more(struct driver *d, struct errbuf *err);
+/* The set-up cut short: the clients never started are done, so that
+ * nobody waits for them to stop. */
+void driver_forget_unstarted(struct driver *d);
 /* A client process that vanished without saying why ends the run. */
 void driver_reap_dead(struct driver *d);
 unsigned driver_count_ready(const struct driver *d);

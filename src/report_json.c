@@ -515,7 +515,9 @@ int report_json_write(struct json_out *j, const struct run_config *cfg,
 	j->f = NULL;
 	if (bad) {
 		errno = errno ? errno : saved;
-		err_errno(err, "--json %s: writing %s", j->path, j->tmp ? j->tmp : j->path);
+		err_set(err, "--json %s: %s (writing %s%s: make room there, or give another path)",
+			j->path, strerror(errno), j->tmp ? j->tmp : j->path,
+			j->tmp ? ", removed" : "");
 		report_json_discard(j);
 		return -1;
 	}

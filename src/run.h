@@ -95,6 +95,7 @@ struct run_result {
 	enum run_status status;
 	struct errbuf error;
 	bool executed;           /* the execute phase began: there are figures */
+	bool released;           /* the set-up was over: the clients were released */
 	double execute_secs, total_secs;
 	double setup_secs;       /* from the first client's start to the release */
 	uint64_t max_latency_ns; /* dbench's max_latency: worst seen at a tick of the execute

@@ -191,6 +191,43 @@ static void collect_reps(struct summary *s, const struct table *t, const size_t 
 	}
 }
 
+/* A cell strtod reads whole as nan or inf: a figure no run can have
+ * (an empty cell is a figure the run lacks). */
+static bool non_finite(const char *cell)
+{
+	char *end;
+	double v = strtod(cell, &end);
+
+	return end != cell && !*end && !isfinite(v);
+}
+
+static int bad_cell(const struct table *t, size_t r, int col, const char *why, struct errbuf *err)
+{
+	return err_set(err, "%s:%zu: column %d (%s): '%s' %s: fix or drop that row", t->name,
+		       t->line[r], col + 1, t->head[col], t->rows[r][col], why);
+}
+
+/* What no run of a sweep writes: clients not a whole number above 0, a
+ * figure nan or inf. Refused, named, rather than summarized into nonsense. */
+static int check_runs(const struct table *t, const int *mc, size_t nm, int status,
+		      struct errbuf *err)
+{
+	int clients = table_col(t, "clients");
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *cell = clients >= 0 ? t->rows[r][clients] : "1";
+		bool failed = status >= 0 && strcmp(t->rows[r][status], "ok") != 0;
+		double n = csv_num(cell);
+		if ((*cell || !failed) && (!(n >= 1) || n != floor(n)))   /* a failed run may lack it */
+			return bad_cell(t, r, clients, "is not a number of clients (a whole number "
+					"above 0)", err);
+		for (size_t m = 0; m < nm; m++)
+			if (non_finite(t->rows[r][mc[m]]))
+				return bad_cell(t, r, mc[m], "is not a finite number", err);
+	}
+	return 0;
+}
+
 int summarize_runs(struct summary *s, const struct table *runs, const struct strlist *keys,
 		   const struct strlist *metrics, const struct strlist *carry, unsigned flags,
 		   struct errbuf *err)
@@ -204,7 +241,8 @@ int summarize_runs(struct summary *s, const struct table *runs, const struct str
 	memset(s, 0, sizeof(*s));
 	if (pick_cols(runs, keys, 1, &s->keys, &kc, err) < 0 ||
 	    pick_cols(runs, metrics, 0, &s->metrics, &mc, err) < 0 ||
-	    pick_cols(runs, carry, 0, &s->carry, &cc, err) < 0)
+	    pick_cols(runs, carry, 0, &s->carry, &cc, err) < 0 ||
+	    check_runs(runs, mc, s->metrics.n, status, err) < 0)
 		goto out;
 	for (size_t r = 0; r < runs->nrows; r++) {
 		rowpoint[r] = point_of(s, runs, r, kc);

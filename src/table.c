@@ -145,6 +145,13 @@ int table_parse(struct table *t, const char *name, const char *text, size_t len,
 		struct cells c = { 0, 0, NULL };
 		size_t line = cur.line;
 		parse_record(&cur, &c);
+		if (!t->head && cur.p[-1] != '\n') {   /* a header always has its line end */
+			err_set(err, "%s:%zu: the header ends at column %zu ('%s') without a line end: "
+				"the file was cut short; write it again", name, line, c.n, c.v[c.n - 1]);
+			cells_free(&c);
+			table_free(t);
+			return -1;
+		}
 		if (!t->head) {
 			t->head = c.v;
 			t->ncols = c.n;

@@ -77,6 +77,44 @@ bad_values() {
 	check "nothing ran" [ ! -s "$TL_TMP/out" ]
 }
 
+# --json on a full file system (a 64k tmpfs, filled, in a mount namespace
+# of its own): one message naming the file and the errno text, no table
+# and no Throughput line (a harness would take it for a result), exit 1,
+# and no file left behind, whole or half.
+json_full_disk() {
+	if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
+		echo "# skipped: --json on a full disk needs root and a mount namespace (unshare -m)"
+		return 0
+	fi
+	mkdir "$TL_TMP/full"
+	# The tmpfs goes with the namespace: what is left on it is listed from inside.
+	expect_exit 1 "--json on a full disk" unshare -m bash -c \
+		'mount -t tmpfs -o size=64k tbfull "$1" || exit 99
+		head -c 1M /dev/zero >"$1/fill" 2>/dev/null
+		rc=0; "${@:3}" || rc=$?; ls -A "$1" >"$2"; exit "$rc"' _ "$TL_TMP/full" "$TL_TMP/full.ls" \
+		"$TBENCH" -b nop 1 -t 1 --warmup 0 -c "$TINY" --json "$TL_TMP/full/out.json"
+	check "names the file and the errno text" grep -q "full/out.json: No space left on device" "$TL_TMP/err"
+	check "one message, no 'no reason given'" [ "$(grep -c '^tbench: ' "$TL_TMP/err")" -eq 1 ]
+	check "no Throughput line and no table" bash -c '! grep -Eq "^Throughput|^ Operation" "$1"' _ "$TL_TMP/out"
+	check "nothing left on the disk but what filled it" [ "$(cat "$TL_TMP/full.ls")" = fill ]
+}
+
+# The table itself cannot be written (with -q nothing comes between the
+# header and the table, and the reader went after the header): exit 1,
+# and the JSON, written before the table, is written again to say so.
+table_unwritable() {
+	local rc
+	{
+		"$TBENCH" -b pipe 2 -t 1 --warmup 0 -q -c "$TINY" --json "$TL_TMP/pipe.json" 2>"$TL_TMP/pipe.err"
+		echo $? >"$TL_TMP/pipe.rc"
+	} | head -n 3 >/dev/null || true
+	rc="$(cat "$TL_TMP/pipe.rc")"
+	check "a reader gone before the table: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "one message, naming standard output" [ "$(grep -c '^tbench: run failed: writing the results to standard output: Broken pipe$' "$TL_TMP/pipe.err")" -eq 1 ]
+	check "the JSON says the run failed, and why" \
+		jq -e '.result.status == "failed" and (.result.error | test("standard output"))' "$TL_TMP/pipe.json"
+}
+
 # --json into what is not a regular file is written there as it is: a
 # fifo stays a fifo (a rename would have put a file in its place), and
 # /dev/stdout carries the document after the text.
@@ -220,6 +258,29 @@ interrupt() {
 	check "JSON: interrupted, no execute figures" jq -e '.result.status == "interrupted" and .result.mb_per_sec == null and .result.execute_s == null' "$TL_TMP/warm.json"
 }
 
+# Ctrl-C while 2,000 clients are still being set up: the clients never
+# started are not waited for (they were, for the 30 s a stuck client gets),
+# so the run ends within seconds, exit 1, saying it was interrupted there.
+interrupt_setup() {
+	local rc=0 start took n=2000 bound=15
+	start=$SECONDS
+	"$TBENCH" -b pipe "$n" -t 60 -c "$TINY" >"$TL_TMP/setup.out" 2>"$TL_TMP/setup.err" &
+	local pid=$!
+	tl_wait_for "of $n processes prepared for launch" "$TL_TMP/setup.out" || true
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	took=$((SECONDS - start))
+	if grep -q "^$n of $n processes prepared" "$TL_TMP/setup.out"; then
+		not_ok "the set-up of $n clients was over before Ctrl-C: nothing tested"
+		return 0
+	fi
+	check "Ctrl-C in the set-up of $n clients exits 1 (got $rc)" [ "$rc" -eq 1 ]
+	check "Ctrl-C in the set-up ends within $bound s ($took s)" [ "$took" -lt "$bound" ]
+	check "says it was interrupted in the set-up" \
+		grep -q '^tbench: interrupted during the set-up of the clients: nothing was measured$' "$TL_TMP/setup.err"
+	check "no client said to be stuck" bash -c '! grep -q "did not stop" "$1"' _ "$TL_TMP/setup.err"
+}
+
 # No -c: dbench's client.txt where the system has it (the path configure
 # was given), else tbench's own loadfile; the header names it, and a note
 # on standard error says when it is tbench's own. The other case is made
@@ -248,37 +309,21 @@ default_loadfile() {
 	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
 }
 
-# free_port: a port of 127.0.0.1 nothing listens on, below the kernel's
-# range of local ports: in that range a client of another test (make check
-# -j) can take it between the look and the bind.
-free_port() {
-	local port i low
-	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
-	for ((i = 0; i < 50; i++)); do
-		port=$((10000 + RANDOM % (low > 11000 ? low - 10000 : 1000)))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			echo "$port"
-			return 0
-		fi
-	done
-	return 1
-}
-
 # tcp without SERVER and nothing on the port: tbench starts its own server
 # and says where on standard error; with --no-own-server it fails, as dbench.
 own_server() {
 	local port srv busy
-	port="$(free_port)" || { not_ok "no free port found"; return 0; }
+	port="$(tl_free_port)" || { not_ok "no free port found"; return 0; }
 	expect_exit 1 "--no-own-server, nothing on port $port" "$TBENCH" -b tcp 2 --port "$port" \
 		--no-own-server --run-once -q -c "$TINY"
 	check "names the address and says to start tbench_srv there" grep -qF \
-		"tcp: --no-own-server: no tbench_srv listens on 127.0.0.1:$port: start one there (tbench_srv -l 127.0.0.1 --port $port)" \
+		"tcp: --no-own-server: no tbench_srv listens on 127.0.0.1:$port (looked for 3 s): start one there (tbench_srv -l 127.0.0.1 --port $port)" \
 		"$TL_TMP/err"
 	check "no Throughput line" bash -c "! grep -q Throughput '$TL_TMP/out'"
 	expect_exit 0 "nothing on port $port: tbench starts its own server" "$TBENCH" -b tcp 2 --port "$port" \
 		--run-once -q -c "$TINY"
 	check "one line on standard error says so, with the address" [ "$(grep -cF \
-		"tbench: tcp: no tbench_srv listens on 127.0.0.1:$port: starting one of tbench's own on 127.0.0.1 port $port (--no-own-server makes this an error)" \
+		"tbench: tcp: no tbench_srv listens on 127.0.0.1:$port (looked for 3 s): starting one of tbench's own on 127.0.0.1 port $port (--no-own-server makes this an error)" \
 		"$TL_TMP/err")" -eq 1 ]
 	check "standard output has dbench's lines only" only_dbench_lines "$TL_TMP/out"
 	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 >"$TL_TMP/own.out" 2>&1 &
@@ -288,6 +333,22 @@ own_server() {
 		--no-own-server --run-once -q -c "$TINY"
 	check "uses it, and starts none" bash -c "grep -q 'using the server already listening on 127.0.0.1:$busy' '$TL_TMP/err' &&
 		! grep -q 'starting one' '$TL_TMP/err'"
+	kill "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	# A tbench_srv that listens on --port's a moment after tbench looked
+	# (started together) is the run's server: tbench took the port from
+	# it before, and measured its own server instead.
+	port="$(tl_free_port)" || { not_ok "no free port found"; return 0; }
+	"$TBENCH" -b tcp 2 --port "$port" --run-once -q -c "$TINY" >"$TL_TMP/late.out" 2>"$TL_TMP/late.err" &
+	local pid=$! rc=0
+	sleep 0.5
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port "$port" >"$TL_TMP/late.srv" 2>&1 &
+	srv=$!
+	wait "$pid" || rc=$?
+	check "a tbench_srv listening 0.5 s after tbench: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+	check "it is the run's server, none of tbench's own" bash -c "grep -q 'using the server already listening on 127.0.0.1:$port' '$TL_TMP/late.err' &&
+		! grep -q 'starting one' '$TL_TMP/late.err'"
+	check "and it started" grep -q "listening on 127.0.0.1:$port" "$TL_TMP/late.srv"
 	kill "$srv" 2>/dev/null || true
 	wait "$srv" 2>/dev/null || true
 	expect_exit 2 "--no-own-server with a backend that brings its own" "$TBENCH" -b pipe 2 --no-own-server --run-once -c "$TINY"
@@ -356,6 +417,8 @@ inflight_latency() {
 usage_errors
 bad_loadfiles
 bad_values
+json_full_disk
+table_unwritable
 json_not_a_file
 dbench_options
 output_format
@@ -366,4 +429,5 @@ own_server
 loadfile_waits
 inflight_latency
 interrupt
+interrupt_setup
 tl_done

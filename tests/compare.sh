@@ -339,7 +339,55 @@ report_lib() {
 		not_ok "bench_ram_gib 1: '$(bench_ram_gib 1)'"
 }
 
+# Inputs no sweep writes are refused, naming file, line and column, exit 2:
+# a runs.csv cut in its header, a figure nan or inf, clients 0 or below.
+bad_runs() {
+	local f="$TL_TMP/cut.csv"
+	printf 'backend,clients,off' >"$f"
+	expect_exit 2 "summarize: runs.csv cut in its header" "$STATS" summarize "$f"
+	check "names file, line and column" grep -q "cut.csv:1: the header ends at column 3 ('off') without a line end" "$TL_TMP/err"
+	local bad want
+	for bad in "mb_per_sec=nan:4:column 6 (mb_per_sec): 'nan' is not a finite number" \
+		"mb_per_sec=inf:3:column 6 (mb_per_sec): 'inf' is not a finite number" \
+		"mb_per_sec=-inf:4:column 6 (mb_per_sec): '-inf' is not a finite number" \
+		"clients=0:3:column 2 (clients): '0' is not a number of clients" \
+		"clients=-4:4:column 2 (clients): '-4' is not a number of clients" \
+		"clients=1.5:3:column 2 (clients): '1.5' is not a number of clients"; do
+		local col="${bad%%=*}" rest="${bad#*=}"
+		local value="${rest%%:*}" line
+		rest="${rest#*:}"
+		line="${rest%%:*}"
+		want="${rest#*:}"
+		f="$TL_TMP/bad-$col.csv"
+		# the value in row LINE (the header is line 2, after the comment)
+		awk -F, -v OFS=, -v col="$col" -v v="$value" -v line="$line" '
+			NR == 2 { for (i = 1; i <= NF; i++) if ($i == col) c = i }
+			NR == line { $c = v } { print }' "$A" >"$f"
+		expect_exit 2 "summarize: $col $value" "$STATS" summarize "$f"
+		check "names $(basename "$f"):$line and the column" grep -qF "$(basename "$f"):$line: $want" "$TL_TMP/err"
+		expect_exit 2 "compare: $col $value in B" "$STATS" compare "$A" "$f"
+	done
+	f="$TL_TMP/failed-no-clients.csv"
+	printf 'backend,clients,status,mb_per_sec\ntcp,4,ok,100\ntcp,,failed,\n' >"$f"
+	expect_exit 0 "summarize: a failed run without clients is no error" "$STATS" summarize "$f"
+}
+
+# No point of A is in B: exit 2 (man tbench-compare, EXIT STATUS), naming
+# what differs; through tbench-compare too, with one B or several.
+no_common_point() {
+	local other="$TL_TMP/other.csv" tc="$SRCDIR/scripts/tbench-compare"
+	printf 'backend,clients,offload,rep,status,mb_per_sec\nshm,8,n/a,1,ok,100\nshm,8,n/a,2,ok,101\n' >"$other"
+	expect_exit 2 "compare: no common point" "$STATS" compare "$A" "$other"
+	check "says which dimensions differ" grep -q 'no point of .* is in .*other.csv: they differ in backend' "$TL_TMP/err"
+	expect_exit 2 "compare --csv: no common point" "$STATS" compare --csv "$A" "$other"
+	expect_exit 2 "tbench-compare: no common point" env TBENCH_STATS="$STATS" "$tc" "$A" "$other"
+	expect_exit 2 "tbench-compare --csv, several Bs, one with no common point" \
+		env TBENCH_STATS="$STATS" "$tc" --csv "$A" "$B" "$other"
+}
+
 summarize
+bad_runs
+no_common_point
 compare_csv
 compare_table
 cost

@@ -364,8 +364,30 @@ real_parsers() {
 	check "(c) ours prints no Throughput line then" sh -c '! grep -q "^Throughput" "$1"' sh "$TL_TMP/c.ours.log"
 }
 
+# mmtests' invocation (--show-execute-time) with the server killed mid-run:
+# exit 1 and no execute-time line, so that mmtests' extract records no
+# loadfile figure of a failed run (dbench's clients that lose their server
+# exit before they print theirs).
+failed_execute_time() {
+	local log="$TL_TMP/e.ours.log" why
+	make_tiny_loadfile
+	parser_run ours "$log" kill -t 8 --loadfile "$TL_TMP/client-tiny.txt" --show-execute-time 2
+	check "(e) --show-execute-time, server killed: exit 1" [ "$(cat "$log.rc")" = 1 ]
+	check "(e) no execute-time line of a failed run" sh -c '! grep -q "completed in" "$1"' sh "$log"
+	why="$(mmtests_unusable)"
+	if [ -n "$why" ]; then
+		echo "# skipped: mmtests' extract on a failed --show-execute-time run: $why"
+		return
+	fi
+	mm_metrics "$log" 2 "$TL_TMP/mm.failed"
+	echo "# mmtests (e) ours (exit $(cat "$log.rc")): $(tr '\n' ' ' <"$TL_TMP/mm.failed")"
+	check "(e) mmtests records no loadfile figure of the failed run" \
+		sh -c '! grep -q "^loadfile: " "$1"' sh "$TL_TMP/mm.failed"
+}
+
 mmtests
 lkp
 against_dbench
 real_parsers
+failed_execute_time
 tl_done

@@ -152,6 +152,22 @@ fi
 exec {IDLE_FD}>&- {HALF_FD}>&-
 expect_exit 0 "a normal client is served after" "$TBENCH" -b tcp 2 127.0.0.1 --port "$SRV_PORT" -c "$TINY" --run-once -q
 stop_srv TERM
+# By design (a loadfile's Sleep or --start-at holds a client quiet for
+# minutes), an idle peer is no stalled one: --help says so, as the man
+# page does, and --threads keeps it too.
+expect_exit 0 "tbench_srv --help" "$SRV" --help
+help_keeps_idle() {   # popt wraps the help text: its lines joined first
+	tr -s ' \n' ' ' <"$TL_TMP/out" | grep -q "one idle between frames is kept, however long"
+}
+check "--help: --timeout keeps a peer idle between frames" help_keeps_idle
+start_srv idlethr --port 0 --threads --timeout 1
+exec {IDLE_FD}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
+sleep 2.5   # idle for over twice --timeout
+printf '\000\000\000\010\000\000\000\004\000\000\000\000' >&"$IDLE_FD"
+GOT="$(timeout 10 head -c 8 <&"$IDLE_FD" | wc -c)" || true
+check "--threads: a peer idle for over --timeout is kept and served (got $GOT of 8 bytes)" [ "$GOT" -eq 8 ]
+exec {IDLE_FD}>&-
+stop_srv TERM
 
 # --- the descriptor limit: the soft one raised to the hard one ---------------
 HARD="$(ulimit -Hn)"

@@ -183,6 +183,9 @@ static void tables(void)
 
 	CHECK(table_parse(&t, "bad.csv", "a,b\n1,2\n3\n", 10, &err) < 0);
 	CHECK_STR(err.msg, "bad.csv:3: 1 fields, the header has 2");
+	CHECK(table_parse(&t, "cut.csv", "a,bc", 4, &err) < 0);   /* cut in its header */
+	CHECK_STR(err.msg, "cut.csv:1: the header ends at column 2 ('bc') without a line end: "
+		  "the file was cut short; write it again");
 	CHECK(table_parse(&t, "empty.csv", "# nothing\n", 10, &err) < 0);
 	CHECK_STR(err.msg, "empty.csv: empty (no header line)");
 	CHECK(table_read(&t, "/nonexistent/runs.csv", &err) < 0);

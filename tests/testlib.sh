@@ -72,6 +72,22 @@ tl_wait_port() {
 	return 1
 }
 
+# tl_free_port: a port of 127.0.0.1 nothing listens on, below the kernel's
+# range of local ports: in that range a client of another test (make check
+# -j) can take it between the look and the bind.
+tl_free_port() {
+	local port i low
+	read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+	for ((i = 0; i < 50; i++)); do
+		port=$((10000 + RANDOM % (low > 11000 ? low - 10000 : 1000)))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # tl_stopped_server_run SECS OUT TBENCH-ARGS...: a tcp run of "$TBENCH"
 # against a tbench_srv of its own, which is stopped (with the process of
 # each connection) for SECS once the execute phase began. tbench's stdout
