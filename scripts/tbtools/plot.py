@@ -12,7 +12,7 @@ import signal
 import sys
 import tempfile
 
-from . import plot_data, plot_layers, plot_lines, plot_meta, programs
+from . import plot_data, plot_layers, plot_lines, plot_meta, plot_paths, programs
 from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-plot"
@@ -189,6 +189,8 @@ class Context:
         self.size = tuple(int(v) for v in (opts.size or DEFAULT_SIZE).split("x"))
         self.inputs = self.xtics = self.swept = None
         self.title, self.vary, self.vary_all, self.levels = "", [], [], []
+        # the point the decomposition is made at (picked.py) and its tables
+        self.picked, self.decomp_inputs = {}, None
 
 
 def backend_registry(stats_path):
@@ -250,6 +252,8 @@ def plot_cost(ctx):
         with open(cost_csv, "w") as f:
             f.write(text)
         ss = plot_lines.series_of(ctx, "cost", cost_csv, "cost_us", "cost_ci95_us")
+        if ss:
+            ss.bars_title = plot_lines.bars_title(ctx, f"the difference of the means (backend − {base})")
     if not ss:
         print(f"{PROG}: no cost plot: the sweep has no {base} runs to subtract", file=sys.stderr)
         return
@@ -280,6 +284,7 @@ def draw(ctx, opts):
     plot_layers.plot_siblings(ctx)
     plot_lines.plot_segments(ctx)
     plot_layers.plot_trace(ctx)
+    plot_paths.plot_paths(ctx)
 
 
 @contextlib.contextmanager
