@@ -372,7 +372,8 @@ TRACE_NOTE = (
     "in softirqs while current, waiting in the run queue, or blocked. The parts add up to the clients' tasks' time; "
     "the black line is the wall time per operation (clients × 1e6 / ops/sec).\n"
     "Left: tbench-stats decompose in wall time, each layer the difference of two backends' means: a layer there is "
-    "what a backend adds, a part here is where the time went.")
+    "what a backend adds, a part here is where the time went.\n"
+    "Bars: right, each the mean of a point's runs, no interval drawn; left, the 95% interval of each difference.")
 
 
 def trace_bars(ctx):

@@ -146,7 +146,8 @@ PATHS_NOTE = (
     "Two backends whose kernel paths differ (tbench-stats decompose --model: paths) are no layer of one another: "
     "their difference is a difference of different paths, not a layer.\n"
     "Left: each side's total at each client count (the mean of its runs), the difference written above them "
-    "(upper − lower, ± the half-width of its 95% interval: paired by repetition, else Welch's).")
+    "(upper − lower, ± the half-width of its 95% interval: paired by repetition, else Welch's).\n"
+    "Bars: each the mean of a side's runs, no interval drawn (the difference's is written above them).")
 PARTS_NOTE = ("\nRight: where each side's clients' time per operation went, as tbench --trace measured it "
               "(tbench-stats decompose --parts): a stack per side, its level written above it.")
 
@@ -168,7 +169,7 @@ def geometry(npairs, with_parts):
     """(size, [(totals box, parts box)] per pair, key top, note y): boxes
     (left, right, top, bottom) in screen fractions; a row of panels a
     pair, below them the parts' key and the note (4 lines from NOTE_PX)."""
-    note_px = 80
+    note_px = 85
     key_top_px = note_px + 15 + (100 if with_parts else 0)
     bottom_px = key_top_px + 75
     height = bottom_px + 250 + 330 * (npairs - 1) + 140
