@@ -21,8 +21,8 @@ def decomp_inputs(ctx):
     value of each); the runs None without a runs.csv."""
     if ctx.decomp_inputs is None:
         dims = [d for d in ctx.vary_all if d not in ("offload", "sweep")]
-        summary_text = ctx.stats.out(["select", ctx.inputs.summary])
-        ctx.picked = picked.first_values(picked.dict_rows(summary_text), dims)
+        rows = picked.dict_rows(ctx.stats.out(["select", ctx.inputs.summary])) if dims else []
+        ctx.picked = picked.first_values(rows, dims)
         if not ctx.picked:
             ctx.decomp_inputs = (ctx.inputs.runs, ctx.inputs.summary)
             return ctx.decomp_inputs
@@ -218,8 +218,10 @@ def layer_panel(ctx, layers, title, ylabel, left, right):
         out.append(f"  {dat} using ($1+{off}):($5 > 0 ? $3-$5 : NaN):(0):(2*$5) with vectors heads size screen "
                    f"0.006,90 lw 1.6 lc rgb '#{dark}' notitle")
         out.append(f"  {dat} using ($1+{off}):($5 > 0 ? $3 : NaN) with points pt 7 ps 0.5 lc rgb '#{dark}' notitle")
-    out.append("  NaN with boxes fs empty border lc rgb '#404040' lw 2.2 dt 2 lc rgb '#404040' "
-               "title 'dashed outline: a negative layer'")
+    if any(float(t) < float(b) for _, b, t, _, _ in layers.rows() if gnuplot.number(b) is not None
+           and gnuplot.number(t) is not None):
+        out.append("  NaN with boxes fs empty border lc rgb '#404040' lw 2.2 dt 2 lc rgb '#404040' "
+                   "title 'dashed outline: a negative layer'")
     out.append(f"  {gnuplot_str(layers.prefix + '.labels')} using ($1-0.30):2:3 with labels left font ',10' notitle")
     out.append(f"  {gnuplot_str(layers.prefix + '.totals')} using ($1-0.30):2:3 with labels left font ',11' notitle")
     return text + gnuplot.CLAUSE_SEP.join(out) + "\n"

@@ -218,19 +218,17 @@ def varying_dims(stats, points):
             and len({p[d] for p in points if p[d] not in ("n/a", "")}) > 1]
 
 
-def picked_runs(stats, runs_csv, dims, tmp):
-    """(runs, chosen): RUNS_CSV cut down to the first value swept of each
-    of DIMS but the offload (picked.py), in TMP; as it is without such a dim."""
-    dims = [d for d in dims if d not in ("offload", "sweep")]
-    if not dims:
+def picked_runs(stats, runs_csv, dims, points, tmp):
+    """(runs, chosen): RUNS_CSV cut down, in TMP, to the first value of
+    each of DIMS but the offload in POINTS (the summary's order, as
+    tbench-plot picks it: picked.py); as it is without such a dim."""
+    chosen = picked.first_values(points, [d for d in dims if d not in ("offload", "sweep")])
+    if not chosen:
         return runs_csv, {}
     try:
         text = programs.run_stats(stats, ["select", runs_csv])
     except (UsageError, RunError):
         return runs_csv, {}   # decompose will say what is wrong with it
-    chosen = picked.first_values(picked.dict_rows(text), dims)
-    if not chosen:
-        return runs_csv, {}
     path = os.path.join(tmp, "runs.picked.csv")
     with open(path, "w") as f:
         f.write(picked.keep_point(text, chosen))
@@ -297,7 +295,7 @@ def main(argv):
         charts = pngs(img)
         points = csv_rows(programs.run_stats(stats, ["summarize", runs_csv]))
         dims = varying_dims(stats, points)
-        decomposed_runs, chosen = picked_runs(stats, runs_csv, dims, tmp)
+        decomposed_runs, chosen = picked_runs(stats, runs_csv, dims, points, tmp)
         figure, layers = decomposed(stats, decomposed_runs)
     runs = csv_rows(store.read_text(runs_csv))
     name = os.path.basename(os.path.abspath(d))
