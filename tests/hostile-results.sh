@@ -148,6 +148,8 @@ grep -q "runs.csv:2: column 2 (clients): " "$TL_TMP/err" && grep -q "is not a nu
 	ok "it names the file, line and column" || not_ok "clients as text: $(head -n 2 "$TL_TMP/err")"
 [ ! -e "$page" ] && ok "and writes no page" || not_ok "a page was written from clients that are text"
 no_marker "tbench-report --no-plot DIR"
+grep -q "column 2 (clients): 'clients \`cd;touch pwned-clients-bq\`" "$TL_TMP/err" &&
+	ok "it shows the payload as text" || not_ok "error: $(head -c 300 "$TL_TMP/err")"
 
 expect_exit 0 "tbench-compare of two hostile sweeps" "$COMPARE" "$A" "$B"
 grep -q 'cc1 `cd;touch pwned-cc1-bq`' "$TL_TMP/out" && ok "it compared their points" || not_ok "compare: $(head -n 3 "$TL_TMP/out")"

@@ -45,8 +45,8 @@ make_runs() { # SCALE [PLACEMENT]
 
 # The titles of the lines of a kept gnuplot script, one a line, in order
 # (gnuplot string literals in single quotes).
-titles() { # SCRIPT
-	grep "^  " "$1" | grep -o "title '[^']*'" | sed "s/^title '//; s/'\$//" | awk '!seen[$0]++'
+titles() { # SCRIPT: the lines' titles (not the key's word on the error bars)
+	grep "^  " "$1" | grep -o "title '[^']*'" | sed "s/^title '//; s/'\$//" | grep -v '^bars: ' | awk '!seen[$0]++'
 }
 
 # The knobs not varied: "-", as tbench-stats row writes them.
@@ -81,6 +81,7 @@ pipe placement=split"
 	# what is left spans less than the factor 20 that makes the axis log
 	cat "$TL_TMP/keep"/tp.*.dat "$TL_TMP/keep"/tp.*.runs | awk 'NR == 1 || $2 < lo { lo = $2 } $2 > hi { hi = $2 }
 		END { exit !(hi / lo < 20) }' && ok "a linear axis for the transports" || not_ok "the transports span a factor 20"
+	check "a footnote says what the bars are" grep -q "^set label 99 'bars: 95% interval of the mean, 2 reps'" "$TL_TMP/keep/throughput.gp"
 	check "and CPU per MB's" grep -q 'nop (no transport, the harness alone) is left off this axis: [0-9]*–[0-9]* µs per MB' \
 		"$TL_TMP/keep/cpu.gp"
 	expect_exit 0 "tbench-plot --logy" "$PLOT" --logy --keep-data "$TL_TMP/keep-logy" --out-dir "$TL_TMP/logy" "$sweep"
@@ -150,7 +151,9 @@ decomposition() {
 	expect_exit 0 "tbench-plot of a sweep with cost figures, offload not varied" "$PLOT" --keep-data "$keep" "$dec"
 	[ -s "$dec/decomposition.png" ] && [ "$(cut -f2 "$keep/lcpu.list" | paste -sd,)" = harness,tcp-nop ] &&
 		ok "decomposition: nop, then tcp" || not_ok "decomposition layers: $(cat "$keep/lcpu.list" 2>&1)"
-	check "and says which points it took" grep -q 'Where mtu, placement vary, each level is its first point' "$keep/decomposition.gp"
+	# the knob values it took, named in the title and the note (issue 35 item 4)
+	check "and says which points it took" grep -q 'Decomposed at mtu=1500, placement=same: the first value swept' "$keep/decomposition.gp"
+	check "in its title too" grep -q "^set multiplot title '.*(decomposed at mtu=1500, placement=same)'" "$keep/decomposition.gp"
 	# wall time per client only up to the CPUs (meta.json: 2): clients 1 and 2, x slots 0 and 1
 	jq -n '{ host: { name: "h", kernel: "6.18", cores_online: 2 } }' >"$dec/meta.json"
 	expect_exit 0 "decomposition of a sweep on 2 CPUs" "$PLOT" --keep-data "$keep-2" "$dec"

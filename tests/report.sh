@@ -25,7 +25,7 @@ expect_exit 0 "tbench-report of the sample sweep" "$REPORT" --out "$page" "$SAMP
 # The charts: the page's are tbench-plot's, byte for byte.
 img="$TL_TMP/img"
 "$SRCDIR/scripts/tbench-plot" --out-dir "$img" "$SAMPLE" >/dev/null 2>&1
-charts="$(cd "$img" && for c in throughput cost cpu decomposition siblings segments; do [ ! -s "$c.png" ] || echo "$c"; done)"
+charts="$(cd "$img" && for c in throughput cost cpu decomposition siblings segments trace paths; do [ ! -s "$c.png" ] || echo "$c"; done)"
 [ "$(grep -c . <<<"$charts")" -ge 4 ] && ok "tbench-plot drew $(paste -sd' ' <<<"$charts")" || not_ok "charts: $charts"
 while IFS= read -r c; do
 	sed -n "s/.*<figure id=\"chart-$c\"><img alt=\"$c\" src=\"data:image\/png;base64,\([^\"]*\)\".*/\1/p" "$page" |

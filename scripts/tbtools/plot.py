@@ -12,7 +12,7 @@ import signal
 import sys
 import tempfile
 
-from . import plot_data, plot_layers, plot_lines, plot_meta, programs
+from . import plot_data, plot_layers, plot_lines, plot_meta, plot_paths, programs
 from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-plot"
@@ -51,7 +51,9 @@ Plot the sweep in DIR (a tbench-sweep results directory) as PNG and SVG:
                             to the CPUs (beyond, it is mostly the wait for
                             one, not a cost); bars: the 95%
                             interval of each difference (tbench-stats
-                            decompose: paired by repetition, else Welch)
+                            decompose: paired by repetition, else Welch); a
+                            negative layer a dashed outline; where knobs
+                            vary, made at the first value of each (named)
   DIR/siblings.{png,svg}    the newer backends beside that stack, each against
                             its nearest sibling at each client count (at
                             TSO/GSO on where swept so):
@@ -62,6 +64,13 @@ Plot the sweep in DIR (a tbench-sweep results directory) as PNG and SVG:
   DIR/segments.{png,svg}    TCP segments and device packets per operation,
                             payload bytes per segment, offload on and off
                             (@OFFLOADS@)
+  DIR/paths.{png,svg}       two backends of different kernel paths (tcp and
+                            unix, unix and pipe: decompose --model's paths)
+                            side by side, no layer of one another: each
+                            side's CPU us per operation, the difference above;
+                            from runs of tbench --trace, each side's clients'
+                            time stacked by part (tbench-stats decompose
+                            --parts)
   DIR/trace.{png,svg}       only for runs of tbench --trace: at each client
                             count a bar per backend of the clients' time per
                             operation as the kernel saw it (user, each group
@@ -69,7 +78,8 @@ Plot the sweep in DIR (a tbench-sweep results directory) as PNG and SVG:
                             blocked: tbench-stats row --trace-parts), beside
                             the decomposition in wall time
 Each line joins the means of the runs of its points; small pale dots are the
-single runs, error bars the 95% confidence interval of the mean. A backend
+single runs, error bars the 95% confidence interval of the mean, as every
+chart says (a footnote or a key entry: "bars: ..., N reps"). A backend
 has one colour; its lines differ in shade, dash and point. Series are nudged
 apart along x by a few percent so that bars stay visible.
 
@@ -84,7 +94,7 @@ processes and one of threads) are drawn together from their runs.csv:
 throughput, cost and CPU, one panel per sweep titled from its meta.json
 (--by sweep), the same y range in each. With --by KNOB instead, the sweeps
 are lines of the same panels, named sweep=DIR. The decomposition, siblings,
-segments and trace charts are drawn for one sweep at a time.
+segments, trace and paths charts are drawn for one sweep at a time.
 
 Options:
   --by KNOB           throughput, cost and CPU in one panel per value of KNOB
@@ -189,6 +199,8 @@ class Context:
         self.size = tuple(int(v) for v in (opts.size or DEFAULT_SIZE).split("x"))
         self.inputs = self.xtics = self.swept = None
         self.title, self.vary, self.vary_all, self.levels = "", [], [], []
+        # the point the decomposition is made at (picked.py) and its tables
+        self.picked, self.decomp_inputs = {}, None
 
 
 def backend_registry(stats_path):
@@ -250,6 +262,8 @@ def plot_cost(ctx):
         with open(cost_csv, "w") as f:
             f.write(text)
         ss = plot_lines.series_of(ctx, "cost", cost_csv, "cost_us", "cost_ci95_us")
+        if ss:
+            ss.bars_title = plot_lines.bars_title(ctx, f"the difference of the means (backend − {base})")
     if not ss:
         print(f"{PROG}: no cost plot: the sweep has no {base} runs to subtract", file=sys.stderr)
         return
@@ -273,13 +287,14 @@ def draw(ctx, opts):
     plot_cost(ctx)
     plot_cpu(ctx)
     if len(ctx.dirs) > 1:
-        print(f"{PROG}: several sweeps: no decomposition, siblings, segments or trace chart "
+        print(f"{PROG}: several sweeps: no decomposition, siblings, segments, trace or paths chart "
               "(tbench-plot DIR draws them for one)", file=sys.stderr)
         return
     plot_layers.plot_decomposition(ctx)
     plot_layers.plot_siblings(ctx)
     plot_lines.plot_segments(ctx)
     plot_layers.plot_trace(ctx)
+    plot_paths.plot_paths(ctx)
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ measured it in the kernel). One sweep at a time."""
 import os
 import sys
 
-from . import gnuplot, plot_meta, plot_style
+from . import gnuplot, picked, plot_meta, plot_style
 from .plot_series import Layers, TraceBars, awk_number
 from .text import gnuplot_str
 
@@ -15,25 +15,55 @@ LAYER_COLUMNS = ["clients", "layer", "label", "bottom", "top", "mean", "ci95", "
 WALL_LABEL = "wall µs per operation = clients × 1e6 / (ops/sec)"
 
 
-def decomposed(ctx, figure, levels, csv_path):
+def decomp_inputs(ctx):
+    """(runs, summary) the decomposition reads: where knobs other than the
+    offload vary, cut down to the point picked (ctx.picked: the first
+    value of each); the runs None without a runs.csv."""
+    if ctx.decomp_inputs is None:
+        dims = [d for d in ctx.vary_all if d not in ("offload", "sweep")]
+        rows = picked.dict_rows(ctx.stats.out(["select", ctx.inputs.summary])) if dims else []
+        ctx.picked = picked.first_values(rows, dims)
+        if not ctx.picked:
+            ctx.decomp_inputs = (ctx.inputs.runs, ctx.inputs.summary)
+            return ctx.decomp_inputs
+        out = []
+        for src, name in ((ctx.inputs.runs, "runs.picked.csv"), (ctx.inputs.summary, "summary.picked.csv")):
+            if src is None:
+                out.append(None)
+                continue
+            path = os.path.join(ctx.tmp, name)
+            with open(path, "w") as f:
+                f.write(picked.keep_point(ctx.stats.out(["select", src]), ctx.picked))
+            out.append(path)
+        ctx.decomp_inputs = tuple(out)
+    return ctx.decomp_inputs
+
+
+def decomposed(ctx, figure, levels, csv_path, kinds=("layer", "setting", "total")):
     """tbench-stats decompose of FIGURE at LEVELS ("": its default), kept
-    in CSV_PATH, as rows of LAYER_COLUMNS; None when it failed. From the
-    runs kept, so that levels run in the same repetitions pair up; from
-    the summary (unpaired) where that gives no layer."""
+    in CSV_PATH, as rows of LAYER_COLUMNS + kind of KINDS; None when it
+    failed. From the runs kept, so that levels run in the same
+    repetitions pair up; from the summary (unpaired) where that gives no
+    layer. Both at the point picked (decomp_inputs)."""
+    runs, summary = decomp_inputs(ctx)
     args = ["decompose", "--figure", figure] + (["--levels", levels] if levels else [])
-    text = ctx.stats.out(args + [ctx.inputs.runs], quiet=True, check=False) if ctx.inputs.runs else None
+    text = ctx.stats.out(args + [runs], quiet=True, check=False) if runs else None
     if text is None or len([ln for ln in text.split("\n") if ln]) < 2:
-        text = ctx.stats.out(args + [ctx.inputs.summary], quiet=True, check=False)
+        text = ctx.stats.out(args + [summary], quiet=True, check=False)
         if text is None:
             return None
     with open(csv_path, "w") as f:
         f.write(text)
-    return ctx.stats.rows(csv_path, LAYER_COLUMNS, quiet=True)
+    rows = ctx.stats.rows(csv_path, LAYER_COLUMNS + ["kind"], quiet=True)
+    return None if rows is None else [r for r in rows if r[-1] in kinds]
 
 
 def layer_series(ctx, figure, name, max_clients=None):
     """The Layers NAME of FIGURE at the sweep's levels; None without any."""
     rows = decomposed(ctx, figure, ",".join(ctx.levels), f"{ctx.tmp}/{name}.csv")
+    for r in rows or []:
+        if r[-1] == "total":  # a first level that is no root: its whole cost, the stack's base
+            r[2] = f"{r[2]}: its whole cost (no level below it swept)"
     layers = Layers(f"{ctx.tmp}/{name}", rows or [], ctx.xtics, max_clients)
     return layers if layers.layers else None
 
@@ -74,12 +104,17 @@ def cpu_what(figure):
 
 
 def picked_note(ctx):
-    """Where other dimensions vary, a line saying which point a level is."""
-    others = ", ".join(d for d in ctx.vary_all if d != "offload")
-    if not others:
+    """Where other dimensions vary, a line saying at which of their values
+    the levels were taken (ctx.picked, decomp_inputs)."""
+    if not ctx.picked:
         return ""
-    return (f"\nWhere {others} vary, each level is its first point at the client count, in the sweep's order "
-            "(tbench-stats decompose --levels BACKEND:NAME=VALUE:... picks others).")
+    return (f"\nDecomposed at {picked.words(ctx.picked)}: the first value swept of each knob that varies "
+            "(other values: tbench-stats decompose --levels BACKEND:NAME=VALUE:...).")
+
+
+def picked_title(ctx):
+    """The end of a decomposition's title that names the knob values it used."""
+    return f" (decomposed at {picked.words(ctx.picked)})" if ctx.picked else ""
 
 
 def stack_levels_swept(ctx):
@@ -132,14 +167,40 @@ def _numbers(layers, *cols):
     return out
 
 
+# a line of the panels' numbers (font 10-11) in pixels, with air
+LABEL_PX = 17
+
+
+def layer_labels(layers, gap_fraction):
+    """(ymin, ymax, labels) of a panel of LAYERS: the range of its boxes
+    and intervals with room above for the labels (Layers.labels), which
+    keep GAP_FRACTION of the range apart."""
+    lo, hi = layers.y_limits()
+    span = (hi - lo) * 1.1
+    gap = span * gap_fraction
+    labels = layers.labels(gap, 1.5 * gap)
+    top = max([hi * 1.1 if hi > 0 else hi] + [y + gap for _, y, _, _ in labels])
+    return (lo * 1.1 if lo < 0 else 0.0), top, labels
+
+
+def write_labels(path, labels, totals):
+    """The labels (x y "text") of the totals (TOTALS) or of the layers."""
+    with open(path, "w") as f:
+        f.write("".join(f'{x} {gnuplot.num(y)} "{text}"\n' for x, y, text, is_total in labels
+                        if is_total == totals))
+
+
 def layer_panel(ctx, layers, title, ylabel, left, right):
     """A panel of stacks: at each client count a box per layer from the
     level below to its own; the bar at its top the 95% interval of the
-    difference, in a darker shade of its colour."""
-    rows = _numbers(layers, 1, 2, 4) or [[0.0, 0.0, 0.0]]
+    difference, in a darker shade of its colour. A negative layer is an
+    outline only, dashed: it hides nothing of the layer below it. The
+    numbers are placed here, in one column left of the boxes, apart."""
+    ymin, ymax, labels = layer_labels(layers, LABEL_PX / (ctx.size[1] * 0.53))
+    write_labels(layers.prefix + ".labels", labels, False)
+    write_labels(layers.prefix + ".totals", labels, True)
     text = panel_frame(title, ylabel, ctx.xtics, left, right)
-    text += (f"YMAX = {gnuplot.num(max(max(b, t) + ci for b, t, ci in rows))} * 1.1\n"
-             f"YMIN = min(0, {gnuplot.num(min(min(b, t) for b, t, _ in rows))} * 1.1)\n"
+    text += (f"YMIN = {gnuplot.num(ymin)}; YMAX = {gnuplot.num(ymax)}\n"
              "set yrange [YMIN : YMAX]\nplot \\\n")
     out, total = [], len(layers.layers)
     for ly in layers.layers:
@@ -151,24 +212,25 @@ def layer_panel(ctx, layers, title, ylabel, left, right):
         # A NaN y leaves a point out (a NaN bound would be taken as 0).
         out.append(f"  {dat} using 1:($3 >= $2 ? ($2+$3)/2 : NaN):($1-0.32):($1+0.32):2:3 with boxxyerror "
                    f"fs solid 0.85 noborder lc rgb '#{color}' title {gnuplot_str(ly.label)}")
-        out.append(f"  {dat} using 1:($3 < $2 ? ($2+$3)/2 : NaN):($1-0.32):($1+0.32):3:2 with boxxyerror "
-                   f"fs pattern 5 lc rgb '#{color}' notitle")
+        out.append(f"  {dat} using 1:($3 < $2 ? ($2+$3)/2 : NaN):($1+0.0):($1+0.32):3:2 with boxxyerror "
+                   f"fs empty border lc rgb '#{dark}' lw 2.2 dt 2 lc rgb '#{dark}' notitle")
         # the interval as a vector with flat heads (yerrorbars would draw a point too), a dot where the layer ends
         out.append(f"  {dat} using ($1+{off}):($5 > 0 ? $3-$5 : NaN):(0):(2*$5) with vectors heads size screen "
                    f"0.006,90 lw 1.6 lc rgb '#{dark}' notitle")
         out.append(f"  {dat} using ($1+{off}):($5 > 0 ? $3 : NaN) with points pt 7 ps 0.5 lc rgb '#{dark}' notitle")
-        out.append(f"  {dat} using ($1-0.29):(($2+$3)/2):(abs($3-$2) > 0.045*(YMAX-YMIN) ? sprintf('%.2f', $4) : '') "
-                   "with labels left font ',10' notitle")
-    # left of the centre, clear of the bars
-    out.append(f"  {gnuplot_str(layers.prefix + '.total')} using ($1-0.32):2:(sprintf('%.1f', $2)) "
-               "with labels left offset 0,0.8 font ',11' notitle")
+    if any(float(t) < float(b) for _, b, t, _, _ in layers.rows() if gnuplot.number(b) is not None
+           and gnuplot.number(t) is not None):
+        out.append("  NaN with boxes fs empty border lc rgb '#404040' lw 2.2 dt 2 lc rgb '#404040' "
+                   "title 'dashed outline: a negative layer'")
+    out.append(f"  {gnuplot_str(layers.prefix + '.labels')} using ($1-0.30):2:3 with labels left font ',10' notitle")
+    out.append(f"  {gnuplot_str(layers.prefix + '.totals')} using ($1-0.30):2:3 with labels left font ',11' notitle")
     return text + gnuplot.CLAUSE_SEP.join(out) + "\n"
 
 
 def _multiplot_head(title, ctx, tmargin, bmargin):
     return ("set datafile missing \"\"\nset style line 100 lt 1 lc rgb '#d4d4d4' lw 1\n"
             "set grid ytics ls 100\nset border lw 1.2\n"
-            f"set multiplot title {gnuplot_str(title + chr(10) + ctx.title)}\n"
+            f"set multiplot title {gnuplot_str(title + picked_title(ctx) + chr(10) + ctx.title)}\n"
             f"set tmargin at screen {tmargin}\nset bmargin at screen {bmargin}\n"
             "set xlabel \"clients (tbench NCLIENTS)\"\n")
 
@@ -198,8 +260,8 @@ def plot_decomposition(ctx):
             "Bars: 95% confidence interval of each difference, in a darker shade of its layer's colour, about the layer's top (dot):\n"
             "from the per-rep differences where the two levels ran in the same repetitions (paired), else Welch's "
             f"(of {ctx.levels[0]} alone for the first).\n"
-            "A hatched box is a negative layer (the upper level cost less), drawn down from the level below; "
-            f"a box's height is written in it where it fits.{picked_note(ctx)}")
+            "A dashed outline is a negative layer (the upper level cost less), drawn down from the level below over it; "
+            f"a box's height is written left of it where it fits.{picked_note(ctx)}")
     notes = (f"set label 1 {gnuplot_str(note)} at screen 0.02, 0.095 left font ',10'\n"
              "set key at screen 0.5, 0.205 center top vertical maxrows 2 reverse Left box opaque spacing 1.2 width 1 "
              "title 'layers, bottom to top (each: level − level below)'\n")
@@ -312,7 +374,8 @@ TRACE_NOTE = (
     "in softirqs while current, waiting in the run queue, or blocked. The parts add up to the clients' tasks' time; "
     "the black line is the wall time per operation (clients × 1e6 / ops/sec).\n"
     "Left: tbench-stats decompose in wall time, each layer the difference of two backends' means: a layer there is "
-    "what a backend adds, a part here is where the time went.")
+    "what a backend adds, a part here is where the time went.\n"
+    "Bars: right, each the mean of a point's runs, no interval drawn; left, the 95% interval of each difference.")
 
 
 def trace_bars(ctx):

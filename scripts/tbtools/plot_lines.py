@@ -31,11 +31,27 @@ def series_of(ctx, name, src, value, ci, net=False, by=None, vary=None, quiet=Fa
     return ss if ss.lines else None
 
 
+def reps_words(ctx):
+    """"3 reps", or "2–5 reps" where the points had different numbers of
+    runs (the summary's n)."""
+    ns = sorted({int(n) for (n,) in ctx.stats.rows(ctx.inputs.summary, ["n"], quiet=True) or [] if n.isdigit()})
+    if not ns:
+        return "reps not known"
+    return f"{ns[0]} rep{'s' if ns[0] != 1 else ''}" if len(ns) == 1 else f"{ns[0]}–{ns[-1]} reps"
+
+
+def bars_title(ctx, of="the mean"):
+    """What a line chart's error bars are, for its key."""
+    return f"bars: 95% interval of {of}, {reps_words(ctx)}"
+
+
 def metric_series(ctx, metric, name, net=False, by=None, vary=None, quiet=False):
     """The means and intervals of METRIC from the summary; its single
     runs from the runs kept (when there is a runs.csv)."""
     by = ctx.by if by is None else by
     ss = series_of(ctx, name, ctx.inputs.summary, metric + "_mean", metric + "_ci95", net, by, vary, quiet)
+    if ss:
+        ss.bars_title = bars_title(ctx)
     if ss and ctx.inputs.runs:
         runs = ctx.inputs.runs
         rows = ctx.stats.rows(runs, series_columns(ctx, runs, metric, None, by, ss.vary), quiet=quiet)
@@ -88,6 +104,8 @@ def clauses(ctx, ss, f, key):
         return gnuplot.CLAUSE_SEP.join(out + ["  NaN notitle"]) + "\n"
     if ss.runs:
         out.append("  NaN with points pt 7 ps 0.7 lc rgb '#60404040' title 'single runs'")
+    if ss.bars_title and key == "keyonly":  # a chart of one panel says it in a footnote
+        out.append(f"  NaN with yerrorbars pt 7 ps 0 lw 1.2 lc rgb '#404040' title {gnuplot_str(ss.bars_title)}")
     out.append("  NaN with points pt 9 ps 1.4 lc rgb '#808080' title (NCUT > 0 ? 'bar cut at the edge' : '')")
     return gnuplot.CLAUSE_SEP.join(out) + "\n"
 
@@ -106,9 +124,32 @@ def plot_one(ctx, name, ss, title, ylabel, nonneg, log, extra=""):
     if len(ss.facets) > 1:
         return plot_facets(ctx, name, ss, title, ylabel, nonneg, log, extra)
     body = (gnuplot.frame(ctx.xtics) + f"set title {gnuplot_str(title + chr(10) + ctx.title)}\n"
-            f"set ylabel {gnuplot_str(ylabel)}\n" + y_range(ss, nonneg, log) + extra + "\nplot \\\n"
+            + footnote(ss) + f"set ylabel {gnuplot_str(ylabel)}\n" + y_range(ss, nonneg, log) + extra + "\nplot \\\n"
             + clauses(ctx, ss, 0, "titled"))
     gnuplot.render(name, body, ctx.size, ctx.outdir, ctx.tmp)
+
+
+def footnote(ss):
+    """What the bars of a one-panel chart are, in a line below it."""
+    if not ss.bars_title:
+        return ""
+    return f"set bmargin 5\nset label 99 {gnuplot_str(ss.bars_title)} at screen 0.01, 0.02 left font ',10'\n"
+
+
+def mtu_words(ctx):
+    """" (MTU 1500 and 65536, a line each)" where the rows of backends
+    that cross a device vary the mtu knob; else meta.json's device's
+    (" (lo MTU 65536)"), else ''."""
+    if "mtu" in ctx.stats.header(ctx.inputs.summary):
+        values = []
+        for offload, mtu in ctx.stats.rows(ctx.inputs.summary, ["offload", "mtu"], quiet=True) or []:
+            if offload != "n/a" and mtu not in ("n/a", "", "-") and mtu not in values:
+                values.append(mtu)
+        if len(values) > 1:
+            return f" (MTU {', '.join(values[:-1])} and {values[-1]}, a line each)"
+        if values:
+            return f" (MTU {values[0]})"
+    return plot_meta.mtu_note(ctx.dirs[0])
 
 
 def facet_geometry(nf, ns, h):
@@ -190,13 +231,18 @@ def plot_segments(ctx):
               file=sys.stderr)
         return
     title = ("What the kernel did with an operation's bytes: TCP segments and payload bytes per segment, "
-             f"TSO/GSO on against off{plot_meta.mtu_note(ctx.dirs[0])}\n{ctx.title}")
+             f"TSO/GSO on against off{mtu_words(ctx)}\n{ctx.title}")
+    # the key below: two entries a row (single runs and bars among them), taller with more lines
+    key_px = ((len(sets[0].lines) + 3) // 2) * 23 + 40
+    size = ctx.size if ctx.size_given else (ctx.size[0], max(ctx.size[1], ctx.size[1] - 144 + key_px))
+    key_top = min(key_px / size[1], 0.4)
     body = (gnuplot.frame(ctx.xtics) + f"set multiplot title {gnuplot_str(title)}\n"
-            "set tmargin at screen 0.86\nset bmargin at screen 0.27\nunset key\n")
+            f"set tmargin at screen {'%.4f' % (1 - 106 / size[1])}\n"
+            f"set bmargin at screen {'%.4f' % (key_top + 60 / size[1])}\nunset key\n")
     for ss, (_, _, panel, ylabel, left, right) in zip(sets, SEGMENT_PANELS):
         ss.write()
         body += (f"set title {gnuplot_str(panel)}\nset ylabel {gnuplot_str(ylabel)}\n"
                  f"set lmargin at screen {left}\nset rmargin at screen {right}\n"
                  + y_range(ss, True, "no") + "plot \\\n" + clauses(ctx, ss, 0, "none") + "unset logscale y\n")
-    body += key_panel(ctx, sets[0], "0.19") + "unset multiplot\n"
-    gnuplot.render("segments", body, ctx.size, ctx.outdir, ctx.tmp)
+    body += key_panel(ctx, sets[0], "%.4f" % key_top) + "unset multiplot\n"
+    gnuplot.render("segments", body, size, ctx.outdir, ctx.tmp)

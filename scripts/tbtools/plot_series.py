@@ -34,6 +34,7 @@ class SeriesSet:
     def __init__(self, prefix, vary, faceted):
         self.prefix, self.vary, self.faceted = prefix, list(vary), faceted
         self.lines, self.facets = [], {}
+        self.bars_title = ""  # the key's word of what the error bars are
         self.dat, self.runs = {}, {}
         self._ids, self._per_backend = {}, {}
 
@@ -131,11 +132,51 @@ class Layers:
     def rows(self):
         return [r for rows in self.dat.values() for r in rows]
 
+    def y_limits(self):
+        """(ymin, ymax) of the boxes and their intervals, 0 included."""
+        lo, hi = 0.0, 0.0
+        for r in self.rows():
+            b, t, ci = _awk_value(r[1]), _awk_value(r[2]), _awk_value(r[4])
+            lo, hi = min(lo, b, t, t - ci), max(hi, b, t, t + ci)
+        return lo, hi if hi > lo else lo + 1
+
+    def labels(self, gap, fits):
+        """The numbers written on the stacks: per client count a layer's
+        height at its box's middle where the box is taller than FITS, and
+        the stack's total above its highest box or interval; moved up so
+        that two are GAP apart at least (they share a column). Returns
+        [(x, y, text, is_total)]."""
+        wanted = {}
+        for r in self.rows():
+            x, b, t = r[0], _awk_value(r[1]), _awk_value(r[2])
+            slot = wanted.setdefault(x, {"top": 0.0, "items": []})
+            slot["top"] = max(slot["top"], b, t)  # the intervals are right of the labels' column
+            if abs(t - b) > fits:
+                slot["items"].append(((b + t) / 2, "%.2f" % _awk_value(r[3]), False))
+        out = []
+        for x, slot in sorted(wanted.items(), key=lambda kv: int(kv[0])):
+            items = slot["items"]
+            if x in {str(k) for k in self.total}:
+                items = items + [(slot["top"] + gap, "%.1f" % _awk_value(self.total[int(x)]), True)]
+            out += [(x, y, text, is_total) for y, text, is_total in spread(items, gap)]
+        return out
+
     def write(self):
         _write(self.prefix + ".list", "".join(f"{ly.id}\t{ly.name}\t{ly.label}\n" for ly in self.layers))
         for n, rows in self.dat.items():
             _write(f"{self.prefix}.{n}.dat", "".join(" ".join(r) + "\n" for r in rows))
         _write(self.prefix + ".total", "".join(f"{x} {top}\n" for x, top in sorted(self.total.items())))
+
+
+def spread(items, gap):
+    """ITEMS (y, ...) in order of y, each moved up as little as keeps it
+    GAP above the one below: labels in one column that do not overlap."""
+    out, floor = [], None
+    for item in sorted(items, key=lambda it: it[0]):
+        y = item[0] if floor is None else max(item[0], floor + gap)
+        out.append((y,) + tuple(item[1:]))
+        floor = y
+    return out
 
 
 # The colours of the trace's parts: user grey, the groups of system calls

@@ -13,11 +13,11 @@ import subprocess
 import sys
 import tempfile
 
-from . import programs, report_html, store
+from . import picked, programs, report_html, store
 from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-report"
-CHARTS = ("throughput", "cost", "cpu", "decomposition", "siblings", "segments")
+CHARTS = ("throughput", "cost", "cpu", "decomposition", "siblings", "segments", "trace", "paths")
 DECOMPOSED_FIGURES = ("cost_cpu_us", "cost_task_clock_us")
 
 HELP = """Write DIR/index.html: one page of the sweep in DIR (a tbench-sweep results
@@ -25,12 +25,14 @@ directory) that needs nothing beside it (the charts are inside it):
   - the sweep's command, when it ran, the machine, and the noise around it
     (load and CPU pressure at its start, runs judged disturbed);
   - every chart of tbench-plot, drawn afresh (throughput, cost, cpu,
-    decomposition, siblings, segments: those the sweep has);
+    decomposition, siblings, segments, trace, paths: those the sweep has);
   - the summary table: per point, runs, MB/sec, CPU and wall time per
     operation, each mean with the half-width of its 95% interval;
   - the decomposition in words: a sentence per layer and client count, with
-    its interval, and whether that is clear of 0;
-  - the runs that failed or were disturbed, and why.
+    its interval, and whether that is clear of 0; two backends whose paths
+    differ set side by side, not as a layer; where knobs vary, at the first
+    value swept of each (named);
+  - the runs that failed or were disturbed, and why, with the knobs that vary.
 A sweep that meta.json says is running but whose process (its pid) is gone
 from this machine is shown as interrupted."""
 
@@ -216,9 +218,26 @@ def varying_dims(stats, points):
             and len({p[d] for p in points if p[d] not in ("n/a", "")}) > 1]
 
 
+def picked_runs(stats, runs_csv, dims, points, tmp):
+    """(runs, chosen): RUNS_CSV cut down, in TMP, to the first value of
+    each of DIMS but the offload in POINTS (the summary's order, as
+    tbench-plot picks it: picked.py); as it is without such a dim."""
+    chosen = picked.first_values(points, [d for d in dims if d not in ("offload", "sweep")])
+    if not chosen:
+        return runs_csv, {}
+    try:
+        text = programs.run_stats(stats, ["select", runs_csv])
+    except (UsageError, RunError):
+        return runs_csv, {}   # decompose will say what is wrong with it
+    path = os.path.join(tmp, "runs.picked.csv")
+    with open(path, "w") as f:
+        f.write(picked.keep_point(text, chosen))
+    return path, chosen
+
+
 def decomposed(stats, runs_csv):
-    """(figure, layers) of the first figure tbench-stats decomposes into
-    layers; (None, []) when none."""
+    """(figure, rows) of the first figure tbench-stats decomposes (every
+    kind: layer, different-paths, setting, total); (None, []) when none."""
     for figure in DECOMPOSED_FIGURES:
         try:
             layers = csv_rows(programs.run_stats(stats, ["decompose", "--figure", figure, runs_csv]))
@@ -274,12 +293,14 @@ def main(argv):
             img = os.path.join(tmp, "img")
             draw_charts(stats, d, img)
         charts = pngs(img)
-    points = csv_rows(programs.run_stats(stats, ["summarize", runs_csv]))
+        points = csv_rows(programs.run_stats(stats, ["summarize", runs_csv]))
+        dims = varying_dims(stats, points)
+        decomposed_runs, chosen = picked_runs(stats, runs_csv, dims, points, tmp)
+        figure, layers = decomposed(stats, decomposed_runs)
     runs = csv_rows(store.read_text(runs_csv))
-    figure, layers = decomposed(stats, runs_csv)
     name = os.path.basename(os.path.abspath(d))
-    parts = report_html.page(name, facts(read_meta(d)), charts, varying_dims(stats, points), points,
-                             figure, layers, left_out(runs), len(runs))
+    parts = report_html.page(name, facts(read_meta(d)), charts, dims, points,
+                             report_html.Decomposition(figure, layers, picked.words(chosen)), left_out(runs), len(runs))
     store.atomic_write(out, report_html.render(parts))
     print(out)
     return 0

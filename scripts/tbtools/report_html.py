@@ -4,6 +4,7 @@ tags made here, goes in as it is, so nothing read from a results directory
 can become markup."""
 
 import base64
+from collections import namedtuple
 
 from .text import html_text
 
@@ -123,57 +124,90 @@ def _number(text):
         return 0.0
 
 
-def layer_sentence(layer):
-    """A layer of tbench-stats decompose (clients, label, mean, ci95,
-    method, pairs) in words, and whether its interval is clear of 0."""
-    clients, label = layer.get("clients", ""), layer.get("label", "")
+def _interval(layer, m, ci):
+    """"(95% interval LO to HI, HOW)" of a row, and whether it is clear of 0."""
     ci_text, method = layer.get("ci95", ""), layer.get("method", "")
-    m, ci = _number(layer.get("mean", "")), _number(ci_text)
     clear = ci_text != "" and (m - ci > 0 or m + ci < 0)
     how = (f", paired over {layer.get('pairs', '')} reps" if method == "paired"
            else "" if method == "" else ", " + method)
+    return f"(95% interval {m - ci:.2f} to {m + ci:.2f}{how})", clear
+
+
+def layer_sentence(layer):
+    """A row of tbench-stats decompose (clients, label, mean, ci95, method,
+    pairs, kind, minuend, subtrahend) in words, and whether its interval
+    is clear of 0: a layer (or a setting) adds or saves; two different
+    paths are set side by side, not as a layer; a total is a whole cost."""
+    clients, label, kind = layer.get("clients", ""), layer.get("label", ""), layer.get("kind", "layer")
+    m, ci = _number(layer.get("mean", "")), _number(layer.get("ci95", ""))
+    interval, clear = _interval(layer, m, ci)
     one = _number(clients) == 1 and clients.strip() != ""
     verdict = ("larger than its error bar." if clear
                else "its interval covers 0: not resolved at this noise.")
-    return line(el("p", f"At {clients} client{'' if one else 's'}, ", el("b", label),
-                   f" {'saves' if m < 0 else 'adds'} {abs(m):.2f} µs per operation "
-                   f"(95% interval {m - ci:.2f} to {m + ci:.2f}{how}): {verdict}",
+    if kind == "different-paths":
+        upper, lower = layer.get("minuend", ""), layer.get("subtrahend", "")
+        what = (f": {upper} costs {abs(m):.2f} µs per operation {'less' if m < 0 else 'more'} than {lower} "
+                f"{interval}, a difference of two paths: ")
+    elif kind == "total":
+        what = f" (its whole cost: no level below it was swept) is {m:.2f} µs per operation {interval}: "
+        verdict = "clear of 0." if clear else "its interval covers 0."
+    else:
+        what = f" {'saves' if m < 0 else 'adds'} {abs(m):.2f} µs per operation {interval}: "
+    return line(el("p", f"At {clients} client{'' if one else 's'}, ", el("b", label), what + verdict,
                    class_="clear" if clear else "covers"))
 
 
-def decomposition(figure, layers):
-    """The decomposition of FIGURE in words, a sentence per layer and client
-    count; FIGURE None: there is none."""
+Decomposition = namedtuple("Decomposition", "figure layers at")
+
+
+def decomposition(dec):
+    """The decomposition (a Decomposition: FIGURE, its rows, AT the knob
+    values it was made at, '' for none) in words, a sentence per row and
+    client count; FIGURE None: there is none."""
     parts = [line(el("h2", "The decomposition in words", id="decomposition"))]
-    if figure is None:
+    if dec.figure is None:
         parts.append(line(el("p", "No decomposition: the sweep has no cost figures, or not two "
                                   "levels of the stack (tbench-stats decompose --model).")))
         return parts
-    parts.append(line(el("p", f"Each layer is the difference of two levels' mean {figure} (CPU µs "
+    parts.append(line(el("p", f"Each layer is the difference of two levels' mean {dec.figure} (CPU µs "
                               "per operation, clients and servers) at the same client count; its "
                               "interval is that of the difference (paired by repetition where both "
-                              "levels ran the same ones).")))
-    parts += [layer_sentence(layer) for layer in layers]
+                              "levels ran the same ones). Two backends whose paths differ are no layer "
+                              "of one another: their difference is said as such (different paths, not a layer).")))
+    if dec.at:
+        parts.append(line(el("p", "Decomposed at ", el("b", dec.at), ": the first value swept of each knob "
+                                  "that varies (tbench-stats decompose --levels BACKEND:NAME=VALUE:... "
+                                  "picks others).", id="decomposed-at")))
+    parts += [layer_sentence(layer) for layer in dec.layers]
     return parts
 
 
 LEFT_OUT_COLUMNS = ("rep", "backend", "clients", "offload", "status", "disturbed", "error")
 
 
-def left_out(runs):
-    """The runs no mean counts, dicts of runs.csv's LEFT_OUT_COLUMNS."""
+def left_out_columns(dims):
+    """LEFT_OUT_COLUMNS with the varied DIMS after offload (each once)."""
+    extra = [d for d in dims if d not in LEFT_OUT_COLUMNS]
+    i = LEFT_OUT_COLUMNS.index("offload") + 1
+    return LEFT_OUT_COLUMNS[:i] + tuple(extra) + LEFT_OUT_COLUMNS[i:]
+
+
+def left_out(runs, dims=()):
+    """The runs no mean counts, dicts of runs.csv's columns: LEFT_OUT_COLUMNS
+    and the DIMS the sweep varies."""
     parts = [line(el("h2", "Runs left out of the means", id="left-out"))]
     if not runs:
         parts.append(line(el("p", "None: every run finished and none was judged disturbed.")))
         return parts
-    parts.append(line(Markup("<table>"), el("tr", [el("th", c) for c in LEFT_OUT_COLUMNS])))
-    parts += [line(el("tr", [el("td", r.get(c, "")) for c in LEFT_OUT_COLUMNS])) for r in runs]
+    columns = left_out_columns(dims)
+    parts.append(line(Markup("<table>"), el("tr", [el("th", c) for c in columns])))
+    parts += [line(el("tr", [el("td", r.get(c, "")) for c in columns])) for r in runs]
     parts.append(line(Markup("</table>")))
     return parts
 
 
-def page(name, facts, pngs, dims, points, figure, layers, left, n_all):
-    """The whole page, as parts for render()."""
+def page(name, facts, pngs, dims, points, dec, left, n_all):
+    """The whole page, as parts for render(); DEC a Decomposition."""
     return [head(name), context(name, facts, len(left), n_all), charts(pngs),
-            summary_table(dims, points), decomposition(figure, layers), left_out(left),
+            summary_table(dims, points), decomposition(dec), left_out(left, dims),
             line(Markup("</body></html>"))]

@@ -6,12 +6,14 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import unittest
 
-from tbtools import gnuplot, plot_data, plot_layers, plot_lines, plot_meta, plot_series, plot_style, text
+from tbtools import (gnuplot, picked, plot_data, plot_layers, plot_lines, plot_meta, plot_paths, plot_series,
+                     plot_style, text)
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
 MODEL = plot_data.Model(
@@ -129,8 +131,9 @@ class Series(unittest.TestCase):
 
 
 class FakeCtx:
-    def __init__(self, swept):
+    def __init__(self, swept, chosen=None):
         self.model, self.swept, self.vary_all = MODEL, lambda b, o="": (b, o) in swept, ["offload", "mtu"]
+        self.picked = chosen or {}
 
 
 class Levels(unittest.TestCase):
@@ -142,8 +145,101 @@ class Levels(unittest.TestCase):
     def test_words_and_notes(self):
         self.assertEqual(plot_layers.level_words("tcp:on"), "tcp, offload on")
         self.assertEqual(plot_layers.level_words("tcp:mtu=1500"), "tcp, mtu=1500")
-        self.assertIn("Where mtu vary", plot_layers.picked_note(FakeCtx(set())))
+        self.assertEqual(plot_layers.picked_note(FakeCtx(set())), "")
+        ctx = FakeCtx(set(), {"mtu": "1500", "placement": "-"})
+        self.assertIn("Decomposed at mtu=1500, placement=default:", plot_layers.picked_note(ctx))
+        self.assertEqual(plot_layers.picked_title(ctx), " (decomposed at mtu=1500, placement=default)")
         self.assertEqual(plot_layers.axis_labels([1, 4]), "'1' 0, '4' 1")
+
+
+class Picked(unittest.TestCase):
+    """The point a decomposition is made at where knobs vary."""
+    TABLE = ("backend,clients,mtu,placement\n"
+             "nop,1,n/a,n/a\n"
+             "tcp,1,65536,split\n"
+             "tcp,1,1500,same\n"
+             "tcp,2,65536,same\n")
+
+    def test_first_value_of_each_not_na(self):
+        rows = picked.dict_rows(self.TABLE)
+        self.assertEqual(picked.first_values(rows, ["mtu", "placement", "rate"]), {"mtu": "65536", "placement": "split"})
+
+    def test_rows_cut_to_the_point_with_the_na_ones(self):
+        kept = picked.keep_point(self.TABLE, {"mtu": "65536", "placement": "split"})
+        self.assertEqual(kept, "backend,clients,mtu,placement\nnop,1,n/a,n/a\ntcp,1,65536,split\n")
+        self.assertEqual(picked.keep_point(self.TABLE, {}), self.TABLE)
+
+
+def layers_of(rows, xtics=(1, 2, 8)):
+    return plot_series.Layers("/x/l", [list(r) for r in rows], list(xtics))
+
+
+class Labels(unittest.TestCase):
+    """The numbers on the stacks: apart, the total above the stack."""
+
+    def test_spread_keeps_a_gap(self):
+        got = plot_series.spread([(10.0, "a"), (10.5, "b"), (3.0, "c"), (11.0, "d")], 2.0)
+        self.assertEqual(got, [(3.0, "c"), (10.0, "a"), (12.0, "b"), (14.0, "d")])
+
+    def test_total_and_a_layer_do_not_overlap(self):
+        # at 8 clients: a thick layer, then a negative one that ends inside it
+        layers = layers_of([["8", "base", "b", "0", "36", "36", "1"], ["8", "top", "t", "36", "33", "-3", "2"]])
+        lo, hi = layers.y_limits()
+        self.assertEqual((lo, hi), (0.0, 37.0))  # the base's interval
+        gap = 1.5
+        labels = layers.labels(gap, 1.5 * gap)
+        ys = sorted(y for _, y, _, _ in labels)
+        self.assertTrue(all(b - a >= gap - 1e-9 for a, b in zip(ys, ys[1:])), labels)
+        total = [(y, text) for _, y, text, is_total in labels if is_total]
+        self.assertEqual(total, [(37.5, "33.0")])   # above the stack's highest box (36), not at its top (33)
+        self.assertIn(("2", 18.0, "36.00", False), labels)
+        self.assertIn(("2", 34.5, "-3.00", False), labels)
+
+    def test_a_thin_layer_has_no_number(self):
+        layers = layers_of([["1", "base", "b", "0", "30", "30", ""], ["1", "thin", "t", "30", "30.5", "0.5", ""]])
+        self.assertEqual([t for _, _, t, _ in layers.labels(1.0, 1.5)], ["30.00", "30.5"])
+
+    def test_negative_layers_hide_nothing(self):
+        class Ctx:
+            model, registry, xtics, size = MODEL, [], [1, 2, 8], (1280, 760)
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        layers = plot_series.Layers(tmp + "/l", [["1", "harness", "h", "0", "36", "36", "1"],
+                                                 ["1", "offload", "o", "36", "30", "-6", "2"]], [1, 2, 8])
+        script = plot_layers.layer_panel(Ctx(), layers, "t", "y", "0.1", "0.5")
+        negative = [c for c in script.split(gnuplot.CLAUSE_SEP) if "$3 < $2" in c]
+        self.assertEqual(len(negative), 2)
+        self.assertTrue(all("fs empty" in c and "solid" not in c and "pattern" not in c for c in negative), negative)
+        with open(tmp + "/l.labels") as f, open(tmp + "/l.totals") as g:
+            self.assertEqual((len(f.read().splitlines()), g.read().split()[2]), (2, '"30.0"'))
+
+
+class Paths(unittest.TestCase):
+    ROWS = [["1", "unix-pipe", "unix − pipe: different paths, not a layer", "unix", "pipe", "14.3", "1.7", "26.3",
+             "40.6", "different-paths"],
+            ["1", "copy", "copy", "pipe", "nop", "26", "1", "0.1", "26.3", "layer"],
+            ["3", "unix-pipe", "x", "unix", "pipe", "1", "1", "1", "2", "different-paths"]]
+
+    def test_only_different_paths_pairs(self):
+        pairs = plot_paths.pairs_of(self.ROWS, [1, 2])
+        self.assertEqual([(p.name, p.lower, p.upper) for p in pairs], [("unix-pipe", "pipe", "unix")])
+        self.assertEqual(pairs[0].totals, {0: (26.3, 40.6, 14.3, 1.7)})
+
+    def test_parts_side_by_side(self):
+        pairs = plot_paths.pairs_of(self.ROWS, [1, 2])
+        plot_paths.add_parts(pairs, [["1", "unix-pipe", "clients", "trace_clients_user_us", "user", "3.5", "3.4"],
+                                     ["1", "unix-pipe", "servers", "trace_servers_user_us", "user", "9", "9"],
+                                     ["1", "unix-pipe", "clients", "trace_clients_wakeups", "wakeups", "1", "1"],
+                                     ["1", "unix-pipe", "clients", "trace_clients_blocked_us", "blocked", "14", "12"]],
+                             [1, 2])
+        self.assertEqual(pairs[0].parts, {0: {"minuend": [("user", 3.5), ("blocked", 14.0)],
+                                              "subtrahend": [("user", 3.4), ("blocked", 12.0)]}})
+        self.assertEqual(plot_paths.part_names(pairs), ["user", "blocked"])
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        self.assertEqual(plot_paths.write_parts(tmp + "/p", pairs[0], ["user", "blocked"]), 17.5)
+        with open(tmp + "/p.1.dat") as f:   # blocked: on user, left the lower level's, right the upper's
+            self.assertEqual(f.read(), "-0.2 3.4 15.4\n0.2 3.5 17.5\n")
 
 
 class Meta(unittest.TestCase):
@@ -264,6 +360,74 @@ class HostileResults(unittest.TestCase):
         self.assertGreater(os.path.getsize(os.path.join(out, "throughput.png")), 0)
         with open(os.path.join(out, "throughput.svg")) as f:
             self.assertIn("b`touch MARK7`$(touch MARK8)'_", f.read())
+
+
+RESULTS = os.path.join(SCRIPTS, "..", "results")
+
+
+class Samples(unittest.TestCase):
+    """The committed sample sweeps plotted into a temporary directory: one
+    of tbench --trace runs (different paths), one that varies mtu."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        cls.keep = {}
+        for name in ("2026-12-03-2340-vm-trace", "2026-12-01-0645-placement-mtu"):
+            src = os.path.join(RESULTS, name)
+            if not os.path.isfile(os.path.join(src, "runs.csv")):
+                raise unittest.SkipTest(f"no sample {src}")
+            keep = cls.keep[name] = os.path.join(cls.tmp, name + ".keep")
+            p = subprocess.run([os.path.join(SCRIPTS, "tbench-plot"), "--keep-data", keep,
+                                "--out-dir", os.path.join(cls.tmp, name), src], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise AssertionError(p.stderr)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def script(self, sample, chart):
+        with open(os.path.join(self.keep[sample], chart + ".gp")) as f:
+            return f.read()
+
+    def test_every_chart_says_what_its_bars_are(self):
+        for sample, keep in self.keep.items():
+            for gp in sorted(f for f in os.listdir(keep) if f.endswith(".gp")):
+                said = re.search(r"bars: (95% (confidence )?interval|each the mean|right)", self.script(sample, gp[:-3]),
+                                 re.IGNORECASE)
+                self.assertTrue(said, f"{sample}: {gp} does not say what its bars are")
+        self.assertIn("'bars: 95% interval of the mean, 4–5 reps'", self.script("2026-12-03-2340-vm-trace", "cpu"))
+
+    def test_segments_titled_from_the_data(self):
+        gp = self.script("2026-12-01-0645-placement-mtu", "segments")
+        self.assertIn("(MTU 1500 and 65536, a line each)", gp)
+        self.assertNotIn("lo MTU", gp)
+
+    def test_the_knob_values_decomposed_at_are_named(self):
+        gp = self.script("2026-12-01-0645-placement-mtu", "decomposition")
+        self.assertIn("(decomposed at mtu=1500, placement=same)", gp)
+        self.assertIn("Decomposed at mtu=1500, placement=same:", gp)
+        self.assertNotIn("decomposed at", self.script("2026-12-03-2340-vm-trace", "decomposition"))
+
+    def test_only_layers_are_stacked(self):
+        keep = self.keep["2026-12-03-2340-vm-trace"]
+        with open(os.path.join(keep, "lcpu.list")) as f:
+            names = [ln.split("\t")[1] for ln in f.read().splitlines()]
+        self.assertEqual(names, ["harness", "tcpip", "offload"])
+        with open(os.path.join(self.keep["2026-12-01-0645-placement-mtu"], "lcpu.list")) as f:
+            self.assertIn("tcp:off: its whole cost", f.read())
+
+    def test_different_paths_side_by_side_by_part(self):
+        gp = self.script("2026-12-03-2340-vm-trace", "paths")
+        self.assertIn("unix − pipe: different paths, not a layer", gp)
+        self.assertIn("tcp − unix: different paths, not a layer", gp)
+        keep = self.keep["2026-12-03-2340-vm-trace"]
+        with open(os.path.join(keep, "paths.1.names")) as f:
+            self.assertEqual([ln.split()[2] for ln in f.read().splitlines()][:2], ['"pipe"', '"unix"'])
+        self.assertTrue(os.path.isfile(os.path.join(keep, "paths.1.0.dat")))
+        self.assertGreater(os.path.getsize(os.path.join(self.tmp, "2026-12-03-2340-vm-trace", "paths.png")), 0)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "2026-12-01-0645-placement-mtu", "paths.png")))
 
 
 if __name__ == "__main__":

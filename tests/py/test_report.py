@@ -3,6 +3,7 @@ escaped, table cell by table cell (clients too), the page's parts in
 order, and what the page says of meta.json (an interrupted sweep)."""
 
 import html.parser
+import itertools
 import json
 import os
 import subprocess
@@ -112,6 +113,13 @@ class Tables(unittest.TestCase):
         got = cells(report_html.left_out([run]))
         self.assertEqual(got, list(report_html.LEFT_OUT_COLUMNS) + [EVIL + c for c in report_html.LEFT_OUT_COLUMNS])
 
+    def test_left_out_has_the_varied_knobs(self):
+        run = {"rep": "1", "backend": "tcp", "offload": "on", "mtu": "1500", "placement": EVIL, "status": "failed"}
+        got = cells(report_html.left_out([run], ["offload", "mtu", "placement"]))
+        self.assertEqual(got[:9], ["rep", "backend", "clients", "offload", "mtu", "placement", "status", "disturbed",
+                                   "error"])
+        self.assertEqual(got[9:15], ["1", "tcp", "", "on", "1500", EVIL])
+
     def test_left_out_none(self):
         self.assertIn("None: every run finished", render(report_html.left_out([])))
 
@@ -152,7 +160,29 @@ class Decomposition(unittest.TestCase):
         self.assertIn(EVIL, p.text())
 
     def test_none(self):
-        self.assertIn("No decomposition", render(report_html.decomposition(None, [])))
+        self.assertIn("No decomposition", render(report_html.decomposition(report_html.Decomposition(None, [], ""))))
+
+    def test_different_paths_are_no_layer(self):
+        s = self.layer(label="unix − pipe: different paths, not a layer", kind="different-paths", minuend="unix",
+                       subtrahend="pipe", mean="14.31", ci95="1.74", pairs="5")
+        self.assertEqual(s, '<p class="clear">At 1 client, <b>unix − pipe: different paths, not a layer</b>: unix '
+                         "costs 14.31 µs per operation more than pipe (95% interval 12.57 to 16.05, paired over 5 reps),"
+                         " a difference of two paths: larger than its error bar.</p>\n")
+        self.assertNotIn("adds", s)
+        self.assertIn("costs 4.75 µs per operation less than unix",
+                      self.layer(kind="different-paths", minuend="tcp:on", subtrahend="unix", mean="-4.75"))
+
+    def test_a_total_is_a_whole_cost(self):
+        s = self.layer(label="tcp:off", kind="total", mean="21.28", ci95="2.37", method="")
+        self.assertIn("<b>tcp:off</b> (its whole cost: no level below it was swept) is 21.28 µs per operation", s)
+        self.assertNotIn("adds", s)
+
+    def test_the_knob_values_decomposed_at(self):
+        dec = report_html.Decomposition("cost_cpu_us", [], EVIL)
+        page = Page(render(report_html.decomposition(dec)))
+        self.assertIn("Decomposed at " + EVIL + ": the first value swept", page.text())
+        self.assertEqual(page.names(), ["h2", "p", "p", "b"])
+        self.assertNotIn("Decomposed at", render(report_html.decomposition(report_html.Decomposition("c", [], ""))))
 
 
 class WholePage(unittest.TestCase):
@@ -160,8 +190,8 @@ class WholePage(unittest.TestCase):
         point = {"backend": "pipe", "clients": "1", "n": "3"}
         layer = {"clients": "1", "label": EVIL, "mean": "1", "ci95": "0.5", "method": "", "pairs": ""}
         parts = report_html.page(EVIL, {"command": EVIL, "rows": [("ran", EVIL)]},
-                                 [("throughput", b"\x89PNG")], [], [point], "cost_cpu_us",
-                                 [layer], [{"status": EVIL}], 5)
+                                 [("throughput", b"\x89PNG")], [], [point],
+                                 report_html.Decomposition("cost_cpu_us", [layer], ""), [{"status": EVIL}], 5)
         text = render(parts)
         page = Page(text)
         ids = [a["id"] for t, a in page.tags if t == "h2"]
@@ -232,11 +262,11 @@ class Program(unittest.TestCase):
         stats = os.environ["TBENCH_STATS"]
         data = os.path.join(os.path.dirname(__file__), "..", "data", "run-cost.json")
         rows = [subprocess.run([stats, "row", "--header"], capture_output=True, text=True, check=True).stdout]
-        for c in ("1", "2"):
-            for rep in ("1", "2"):
-                rows.append(subprocess.run([stats, "row", "--set", "backend=pipe", "--set", "clients=" + c,
-                                            "--set", "rep=" + rep, data],
-                                           capture_output=True, text=True, check=True).stdout)
+        # a knob's value carries the markup (tbench-stats refuses clients that are no number)
+        for backend, c, placement, rep in itertools.product(("nop", "pipe"), ("1", "2"), ("same", "x<b>"), ("1", "2")):
+            rows.append(subprocess.run([stats, "row", "--set", "backend=" + backend, "--set", "clients=" + c,
+                                        "--set", "rep=" + rep, "--set", "placement=" + placement, data],
+                                       capture_output=True, text=True, check=True).stdout)
         with open(os.path.join(self.dir, "runs.csv"), "w") as f:
             f.write("".join(rows))
         gone = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -258,9 +288,10 @@ class Program(unittest.TestCase):
         with open(out) as f:
             text = f.read()
         self.assertIn("<title>tbench sweep sweep &lt;i&gt;</title>", text)
-        self.assertIn('<tr><td>pipe</td><td class="n">2</td>', text)
+        self.assertIn('<tr><td>pipe</td><td class="n">2</td><td>x&lt;b&gt;</td>', text)
         self.assertIn("(interrupted)</td>", text)
-        self.assertIn("0 of 4 (failed", text)
+        self.assertIn("0 of 16 (failed", text)
+        self.assertIn('Decomposed at <b>placement=same</b>', text)
         self.assertEqual(os.listdir(os.path.dirname(out)), ["index.html"])
 
     def test_clients_that_are_text_are_bad_input(self):
@@ -274,7 +305,7 @@ class Program(unittest.TestCase):
         out = os.path.join(self.tmp.name, "page", "index.html")
         p = self.run_report("--no-plot", "--out", out, self.dir)
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("runs.csv:5: column 2 (clients): '2<b>' is not a number of clients", p.stderr)
+        self.assertIn(f"runs.csv:{len(lines)}: column 2 (clients): '2<b>' is not a number of clients", p.stderr)
         self.assertFalse(os.path.exists(out))
 
     def test_usage(self):
