@@ -136,13 +136,24 @@ void fmt_margin(char *buf, size_t len, const struct equiv_margin *m, double v)
 
 void put_equivalence_head(FILE *o, const struct equiv_margin *m)
 {
-	const char *u = m->relative ? "_pct" : "";
-	if (m->value > 0)
-		fprintf(o, ",equivalence,margin%s,equiv_lo%s,equiv_hi%s,margin_shown%s", u, u, u, u);
+	put_equivalence_columns(o, m);
 	fputc('\n', o);
 }
 
+void put_equivalence_columns(FILE *o, const struct equiv_margin *m)
+{
+	const char *u = m->relative ? "_pct" : "";
+	if (m->value > 0)
+		fprintf(o, ",equivalence,margin%s,equiv_lo%s,equiv_hi%s,margin_shown%s", u, u, u, u);
+}
+
 void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_est *e)
+{
+	put_equivalence_cells(o, m, e);
+	fputc('\n', o);
+}
+
+void put_equivalence_cells(FILE *o, const struct equiv_margin *m, const struct equiv_est *e)
 {
 	if (m->value > 0) {
 		fprintf(o, ",%s,", equivalence_word(e->verdict));
@@ -153,5 +164,4 @@ void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_e
 			csv_put_num(o, nums[j]);
 		}
 	}
-	fputc('\n', o);
 }

@@ -56,6 +56,9 @@ void fmt_margin(char *buf, size_t len, const struct equiv_margin *m, double v);
  * Each writes nothing but the line's end when m->value is 0 (no option). */
 void put_equivalence_head(FILE *o, const struct equiv_margin *m);
 void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_est *e);
+/* The same without the line's end, for a table with columns after them. */
+void put_equivalence_columns(FILE *o, const struct equiv_margin *m);
+void put_equivalence_cells(FILE *o, const struct equiv_margin *m, const struct equiv_est *e);
 
 /* The subcommands: argv[0] is the subcommand's name. Each exits on an
  * error (die) and returns when its output is written. */
