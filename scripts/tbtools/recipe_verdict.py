@@ -13,7 +13,7 @@ from .recipe_file import VERDICTS
 COLUMNS = ("recipe", "claim", "point", "figure", "test", "claim_text", "source_numbers",
            "a", "b", "n_a", "mean_a", "ci95_a", "n_b", "mean_b", "ci95_b",
            "change_pct", "change_lo_pct", "change_hi_pct", "mde_pct",
-           "equivalence", "margin_pct", "margin_shown_pct", "reps_to_resolve", "measured", "verdict", "why")
+           "equivalence", "margin_pct", "margin_shown_pct", "runs_to_resolve", "measured", "verdict", "why")
 
 
 def compare_rows(text, keys):
@@ -106,12 +106,23 @@ def judge_noise(claim, r):
     mde, want = num(r.get("mde_pct")), claim["resolve_pct"]
     if mde is None:
         return "cannot tell", _too_few(r)
-    more = f"; {r['reps_to_resolve']} runs a side would" if r.get("reps_to_resolve") else ""
+    more = _runs_needed(r, want)
     if mde <= want:
         return "agrees", (f"two sweeps of {r.get('n_a')} runs each detect a change of {mde:.3g}% or more "
-                          f"(95% confidence, 80% power): {want:g}% is resolved here")
+                          f"(95% confidence, 80% power): {want:g}% is resolved here" + more)
     return "disagrees", (f"two sweeps of {r.get('n_a')} runs each detect only changes of {mde:.3g}% or more "
                          f"(95% confidence, 80% power): {want:g}% is not resolved with these runs" + more)
+
+
+def _runs_needed(r, want):
+    """What tbench-stats's runs_to_resolve says, and how long that is at
+    the sweep's pace (seconds_per_run: its wall time over its runs)."""
+    n = r.get("runs_to_resolve")
+    if not n:
+        return f"; resolving {want:g}% would take more than 100000 runs a side at this noise"
+    pace = num(r.get("seconds_per_run"))
+    took = f", about {int(n) * pace / 60:.3g} min a side at this sweep's {pace:.3g} s a run" if pace else ""
+    return f"; {n} runs a side would resolve {want:g}%{took}"
 
 
 JUDGES = {"equivalent": judge_equivalent, "greater": judge_direction,
@@ -134,13 +145,15 @@ def measured(claim, r):
             f"{fmt(r.get('change_pct'), True)}% [{fmt(r.get('change_lo_pct'), True)}%, {fmt(r.get('change_hi_pct'), True)}%]")
 
 
-def verdict_rows(recipe_name, claim, compare_csv):
+def verdict_rows(recipe_name, claim, compare_csv, seconds_per_run=None):
     """A verdict row (dict of COLUMNS) per point of the claim's comparison;
-    one row saying why when there is no point."""
+    one row saying why when there is no point. SECONDS_PER_RUN: the sweep's
+    pace, to say how long resolving a change would take."""
     keys = claim["keys"]
     rows = compare_rows(compare_csv, keys)
     out = []
     for r in rows:
+        r["seconds_per_run"] = seconds_per_run
         verdict, why = JUDGES[claim["test"]](claim, r)
         assert verdict in VERDICTS
         out.append(_row(recipe_name, claim, r, verdict, why))

@@ -139,16 +139,24 @@ def judge_claim(stats, name, claim, out):
         for s, path in (("a", a), ("b", b)):
             where = [w for k, v in claim[s].items() for w in ("--where", f"{k}={v}")]
             store.atomic_write(path, programs.run_stats(stats, ["select"] + where + [runs]))
-    resolve = ["--resolve", f"{claim['resolve_pct']:g}%"] if claim["test"] == "noise" and stats_resolves(stats) else []
+    resolve = ["--resolve", f"{claim['resolve_pct']:g}%"] if claim["test"] == "noise" else []
     compared = programs.run_stats(stats, args + resolve + [a, b])
     store.atomic_write(os.path.join(out, f"compare-{claim['id']}.csv"), compared)
-    return recipe_verdict.verdict_rows(name, claim, compared)
+    return recipe_verdict.verdict_rows(name, claim, compared, seconds_per_run(out, runs))
 
 
-def stats_resolves(stats):
-    """Whether this tbench-stats compare says how many runs would resolve a change."""
-    p = subprocess.run([stats, "--help"], capture_output=True, text=True)
-    return "--resolve" in p.stdout + p.stderr
+def seconds_per_run(out, runs):
+    """The sweep's pace: its wall time (meta.json's start and end) over
+    the runs it made; None when it cannot be told."""
+    meta = store.read_meta(os.path.join(out, "sweep", "meta.json"))
+    try:
+        took = (datetime.datetime.fromisoformat(meta["end"]) -
+                datetime.datetime.fromisoformat(meta["start"])).total_seconds()
+        with open(runs) as f:
+            made = sum(1 for _ in f) - 1
+    except (KeyError, TypeError, ValueError, OSError):
+        return None
+    return took / made if made > 0 and took > 0 else None
 
 
 def run_one(name, opts, out, sweep, stats):

@@ -163,6 +163,11 @@ class Verdicts(unittest.TestCase):
         self.assertIn("±1% of the mean", rows[0]["measured"])
         rows = recipe_verdict.verdict_rows("r", claim, head + "tcp,16,3,3000,300,3,3000,300,12\n")
         self.assertEqual(rows[0]["verdict"], "disagrees")
+        self.assertIn("more than 100000 runs", rows[0]["why"])
+        head = head.rstrip("\n") + ",runs_to_resolve\n"
+        rows = recipe_verdict.verdict_rows("r", claim, head + "tcp,16,3,3000,300,3,3000,300,12,70\n", 12)
+        self.assertIn("70 runs a side would resolve 2.4%, about 14 min a side", rows[0]["why"])
+        self.assertEqual(rows[0]["runs_to_resolve"], "70")
 
     def test_no_point(self):
         rows = recipe_verdict.verdict_rows("r", self.claim, HEAD)
