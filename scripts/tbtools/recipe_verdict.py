@@ -132,6 +132,8 @@ JUDGES = {"equivalent": judge_equivalent, "greater": judge_direction,
 def measured(claim, r):
     """What was measured, for a reader: the two sides with their 95%
     intervals and runs, and the change with its interval."""
+    if claim["test"] == "noise" and num(r.get("ci95_a")) is None:
+        return f"{claim['figure']}: {r.get('n_a') or 0} counted runs, no interval"
     if claim["test"] == "noise":
         half = num(r.get("ci95_a")), num(r.get("mean_a"))
         pct = f" (±{100 * half[0] / half[1]:.3g}% of the mean)" if None not in half and half[1] else ""
@@ -190,10 +192,12 @@ def md_cell(text):
     return re.sub(r"[\x00-\x1f\x7f]+", " ", str(text)).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def md_table(rows):
-    lines = ["| claim | point | source's numbers | measured (95% interval) | verdict | why |",
-             "|:--|:--|:--|:--|:--|:--|"]
+def md_table(rows, with_recipe=False):
+    """The verdicts for a reader; WITH_RECIPE: a first column naming it."""
+    first = ("| recipe ", "|:--") if with_recipe else ("", "")
+    lines = [first[0] + "| claim | point | source's numbers | measured (95% interval) | verdict | why |",
+             first[1] + "|:--|:--|:--|:--|:--|:--|"]
     for r in rows:
         cells = (r["claim_text"], r["point"], r["source_numbers"], r["measured"], f"**{r['verdict']}**", r["why"])
-        lines.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
+        lines.append("| " + " | ".join(md_cell(c) for c in ((r["recipe"],) if with_recipe else ()) + cells) + " |")
     return "\n".join(lines) + "\n"

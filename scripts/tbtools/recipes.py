@@ -98,7 +98,6 @@ def fresh_dir(out):
         raise UsageError(f"--out {out}: exists and is not an empty directory: give a new one")
     try:
         os.makedirs(out, exist_ok=True)
-        os.makedirs(os.path.join(out, "sides"), exist_ok=True)
     except OSError as e:
         raise RunError(f"{out}: {e.strerror}") from None
 
@@ -167,6 +166,7 @@ def run_one(name, opts, out, sweep, stats):
     variant = "quick" if opts.quick else "full"
     argv = recipe_file.sweep_argv(recipe, variant)
     fresh_dir(out)
+    fresh_dir(os.path.join(out, "sides"))
     store.atomic_write(os.path.join(out, "recipe.json"), store.json_text(recipe))
     started = time.monotonic()
     if recipe.get("needs_root") and os.geteuid() != 0:
@@ -244,7 +244,7 @@ def run_all(opts, sweep, stats):
             failed.append(name)
     store.atomic_write(os.path.join(out, "verdict.csv"), recipe_verdict.csv_text(rows))
     store.atomic_write(os.path.join(out, "verdict.md"), "# The seeds' experiments: verdicts\n\n" +
-                       recipe_verdict.md_table(rows))
+                       recipe_verdict.md_table(rows, with_recipe=True))
     if failed:
         raise RunError(f"recipes failed: {', '.join(failed)} (the others' verdicts are in {out})")
     return 0

@@ -180,6 +180,7 @@ class Verdicts(unittest.TestCase):
         md = recipe_verdict.md_table(rows)
         self.assertIn("a \\| b c", md)
         self.assertEqual(len(md.splitlines()), 3)
+        self.assertTrue(recipe_verdict.md_table(rows, with_recipe=True).splitlines()[2].startswith("| r | a \\| b c |"))
         csv_text = recipe_verdict.csv_text(rows)
         self.assertTrue(csv_text.startswith("recipe,claim,point,"))
         self.assertEqual(len(csv_text.splitlines()), 3)   # header, and the claim's text holds a newline quoted
