@@ -46,6 +46,9 @@ for r in csv.DictReader(open(sys.argv[1])):
 }
 
 mapfile -t NAMES < <("$RECIPE" list | cut -f1)
+expect_exit 0 "--plan --quick all" "$RECIPE" --plan --quick all
+[ "$(grep -c '^estimated time' "$TL_TMP/out")" -eq "${#NAMES[@]}" ] && [ ! -e "$TL_TMP/tbench-results" ] &&
+	ok "--plan: a plan per recipe, nothing written" || not_ok "--plan: $(grep -c '^estimated time' "$TL_TMP/out") plans"
 [ "${#NAMES[@]}" -ge 6 ] && ok "list names ${#NAMES[@]} recipes" || not_ok "list names ${#NAMES[@]} recipes: ${NAMES[*]}"
 for name in "${NAMES[@]}"; do
 	expect_exit 0 "$name --quick" "$RECIPE" --quick --out "$TL_TMP/$name" "$name"

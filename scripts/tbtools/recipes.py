@@ -45,11 +45,13 @@ recipe (naming the file and field). man tbench-recipe says more."""
 
 
 def parser():
-    p = Parser(prog=PROG, usage=f"{PROG} [--quick] [--out DIR] NAME|FILE.json|all\n       {PROG} list",
+    p = Parser(prog=PROG, usage=f"{PROG} [--quick] [--plan] [--out DIR] NAME|FILE.json|all\n       {PROG} list",
                description=HELP, epilog=USAGE_TAIL)
     p.add_argument("name", nargs="?", metavar="NAME")
     p.add_argument("--quick", action="store_true",
                    help="the recipe's quick variant: runs of seconds, for tests; its verdicts say little")
+    p.add_argument("--plan", "-n", "--dry-run", dest="plan", action="store_true",
+                   help="print each sweep's plan (tbench-sweep --plan: its runs and estimated time) and exit")
     p.add_argument("--out", metavar="DIR", help="results directory, new or empty (default "
                    "./tbench-results/recipe-NAME-<date>-<host>[-quick])")
     p.add_argument("--tbench-sweep", metavar="P", dest="sweep",
@@ -158,6 +160,15 @@ def seconds_per_run(out, runs):
     return took / made if made > 0 and took > 0 else None
 
 
+def show_plan(sweep, argv):
+    """tbench-sweep --plan of ARGV, on our stdout; nothing is run or written."""
+    i = argv.index("--") if "--" in argv else len(argv)
+    sys.stdout.flush()
+    rc = subprocess.run([sweep] + argv[:i] + ["--plan"] + argv[i:], stdin=subprocess.DEVNULL).returncode
+    if rc != 0:
+        raise (UsageError if rc == 2 else RunError)(f"tbench-sweep --plan exited {rc} (said above)")
+
+
 def run_one(name, opts, out, sweep, stats):
     """One recipe into OUT: sweep, verdicts, reading. The verdict rows."""
     path = recipe_file.path_of(name)
@@ -165,6 +176,10 @@ def run_one(name, opts, out, sweep, stats):
     name = os.path.basename(path)[:-5] if path.endswith(".json") else name
     variant = "quick" if opts.quick else "full"
     argv = recipe_file.sweep_argv(recipe, variant)
+    if opts.plan:
+        print(f"== {name} ({variant})", flush=True)
+        show_plan(sweep, argv)
+        return []
     fresh_dir(out)
     fresh_dir(os.path.join(out, "sides"))
     store.atomic_write(os.path.join(out, "recipe.json"), store.json_text(recipe))
@@ -234,6 +249,10 @@ def disturbed_note():
 
 def run_all(opts, sweep, stats):
     out = opts.out or default_out("all", opts.quick)
+    if opts.plan:
+        for name in recipe_file.names():
+            run_one(name, opts, None, sweep, stats)
+        return 0
     fresh_dir(out)
     failed, rows = [], []
     for name in recipe_file.names():
