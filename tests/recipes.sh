@@ -78,5 +78,15 @@ EOF
 expect_exit 2 "a recipe holding \$(touch MARKER) as an argument" "$RECIPE" --quick --out "$TL_TMP/hostile" "$TL_TMP/hostile.json"
 [ ! -e "$TL_TMP/MARKER" ] && [ ! -e "$TL_TMP/hostile/MARKER" ] && ok "no command of the recipe ran: no marker" ||
 	not_ok "a recipe's argument ran as a command: $TL_TMP/MARKER exists"
+# Nor through an option that names a command (tbench-sweep --ssh): refused.
+python3 - "$SRCDIR/experiments/splice-read.json" "$TL_TMP/ssh.json" "$TL_TMP/MARKER" <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["sweep"]["quick"] = ["--server-host", "localhost", "--ssh", "touch " + sys.argv[3]]
+json.dump(r, open(sys.argv[2], "w"))
+EOF2
+expect_exit 2 "a recipe giving tbench-sweep --ssh" "$RECIPE" --quick --out "$TL_TMP/ssh" "$TL_TMP/ssh.json"
+grep -q "ssh.json: field 'sweep.quick\[0\]'" "$TL_TMP/err" && [ ! -e "$TL_TMP/MARKER" ] &&
+	ok "refused before anything ran, naming the field" || not_ok "--ssh in a recipe: $(cat "$TL_TMP/err")"
 
 tl_done

@@ -14,10 +14,18 @@ TESTS = ("equivalent", "greater", "less", "noise")
 VERDICTS = ("agrees", "disagrees", "cannot tell")
 VARIANTS = ("full", "quick")
 
-# Options of tbench-sweep that the recipe program sets itself: a recipe
-# that gave them would write elsewhere or continue another sweep.
+# Options of tbench-sweep that the recipe program sets itself, or that a
+# recipe may not give: they would write elsewhere, continue another sweep,
+# name a program or a command to run (--ssh), reach another host or change
+# a real device.
 RESERVED = ("--out", "--resume", "--retry-failed", "--label", "--plan", "-n", "--dry-run",
-            "--tbench", "--tbench-srv", "--tbench-stats", "-h", "--help", "--version")
+            "--tbench", "--tbench-srv", "--tbench-stats", "-h", "--help", "--version",
+            "--ssh", "--server-host", "--server-dev", "--server-addr", "--client-hosts",
+            "--push", "--dev", "--server")
+# Options of tbench that name a file: the loadfile is the field 'loadfile',
+# the --json the sweep's.
+TBENCH_RESERVED = ("--loadfile", "--json", "--unix", "--directory")
+TBENCH_RESERVED_SHORT = ("-c", "-D")
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 _COLUMN = re.compile(r"[a-z][a-z0-9_.]{0,62}")
@@ -100,13 +108,14 @@ class Checker:
         return value
 
 
-def _check_args(c, args, name):
+def _check_args(c, args, name, reserved=RESERVED, short=()):
     for i, a in enumerate(args):
-        if "\0" in a or "\n" in a:
+        if re.search(r"[\x00-\x1f]", a):
             c.fail(f"{name}[{i}]", "holds a control character")
-        if a.split("=", 1)[0] in RESERVED or a == "--":
-            c.fail(f"{name}[{i}]", f"is '{a}': tbench-recipe sets that itself (and the tbench "
-                   "arguments go in field 'tbench')")
+        if a.split("=", 1)[0] in reserved or a == "--" or (a[:2] in short and not a.startswith("--")):
+            c.fail(f"{name}[{i}]", f"is '{a[:40]}': not for a recipe (tbench-recipe sets the results "
+                   "directory and programs; a loadfile goes in field 'loadfile', tbench's arguments "
+                   "in 'tbench'; no hosts, commands or real devices)")
 
 
 def _check_where(c, where, name):
@@ -166,7 +175,7 @@ def load(path):
     for v in VARIANTS:
         _check_args(c, c.get(sweep, v, "args", "sweep"), f"sweep.{v}")
     tbench = c.get(doc, "tbench", "args", required=False) or []
-    _check_args(c, tbench, "tbench")
+    _check_args(c, tbench, "tbench", TBENCH_RESERVED, TBENCH_RESERVED_SHORT)
     claims = c.get(doc, "claims", "list")
     seen = set()
     for i, claim in enumerate(claims):

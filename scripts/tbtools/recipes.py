@@ -5,6 +5,7 @@ into the two sides of each claim (tbench-stats select), compares them
 (tbench-stats compare), and writes the verdicts (recipe_verdict) and a
 reading."""
 
+import csv
 import datetime
 import os
 import shlex
@@ -107,7 +108,7 @@ def fresh_dir(out):
 def run_sweep(sweep, argv, out):
     """tbench-sweep ARGV --out OUT/sweep, its progress on our stderr; its
     status (0 all ok, 3 some runs failed)."""
-    cmd = [sweep] + argv_with_out(argv, os.path.join(out, "sweep"))
+    cmd = [sweep] + sweep_options(argv, "--out", os.path.join(out, "sweep"))
     print(f"{PROG}: {shlex.join(cmd)}", file=sys.stderr, flush=True)
     try:
         rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=sys.stderr).returncode
@@ -120,10 +121,10 @@ def run_sweep(sweep, argv, out):
     return rc
 
 
-def argv_with_out(argv, sweep_dir):
-    """ARGV with --out SWEEP_DIR before its '--' (the tbench arguments)."""
+def sweep_options(argv, *more):
+    """ARGV with the options MORE before its '--' (the tbench arguments)."""
     i = argv.index("--") if "--" in argv else len(argv)
-    return argv[:i] + ["--out", sweep_dir] + argv[i:]
+    return argv[:i] + list(more) + argv[i:]
 
 
 def judge_claim(stats, name, claim, out):
@@ -162,9 +163,8 @@ def seconds_per_run(out, runs):
 
 def show_plan(sweep, argv):
     """tbench-sweep --plan of ARGV, on our stdout; nothing is run or written."""
-    i = argv.index("--") if "--" in argv else len(argv)
     sys.stdout.flush()
-    rc = subprocess.run([sweep] + argv[:i] + ["--plan"] + argv[i:], stdin=subprocess.DEVNULL).returncode
+    rc = subprocess.run([sweep] + sweep_options(argv, "--plan"), stdin=subprocess.DEVNULL).returncode
     if rc != 0:
         raise (UsageError if rc == 2 else RunError)(f"tbench-sweep --plan exited {rc} (said above)")
 
@@ -213,6 +213,23 @@ def machine(out):
                           + f", {host.get('cores_online', '?')} CPUs online")
 
 
+def loadfile_read(out):
+    """The loadfile the sweep's runs read, as the first run's --json says
+    (settings.loadfile: tbench's default is dbench's client.txt when
+    installed, else its own); '?' when no run says."""
+    sweep_dir = os.path.join(out, "sweep")
+    try:
+        with open(os.path.join(sweep_dir, "runs.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                rel = row.get("json") or ""
+                if rel and ".." not in rel.split("/") and not rel.startswith("/"):
+                    settings = store.read_json(os.path.join(sweep_dir, rel)).get("settings", {})
+                    return recipe_verdict.md_cell(settings.get("loadfile", "?"))
+    except (OSError, UsageError, AttributeError):
+        pass
+    return "?"
+
+
 def reading(name, recipe, variant, cmd, out, sweep_rc, table, seconds):
     src = recipe["source"]
     quick = ("\n**Quick variant**: runs of a second, for tests. Its verdicts are mostly "
@@ -220,7 +237,8 @@ def reading(name, recipe, variant, cmd, out, sweep_rc, table, seconds):
     failed = {None: "not run", 0: "every run ok", 3: "some runs failed (sweep/runs.csv says why)"}[sweep_rc]
     return (f"# {recipe['title']}\n\n{recipe['reading']}\n\n"
             f"**Source**: {src['who']}, {src['where']}: {src['numbers']}\n{quick}\n"
-            f"Recipe `{name}` ({variant}), {round(seconds)} s; sweep: {failed}; machine: {machine(out)}.\n\n"
+            f"Recipe `{name}` ({variant}), {round(seconds)} s; sweep: {failed}; machine: {machine(out)}; "
+            f"loadfile read: {loadfile_read(out)}.\n\n"
             f"Command (an argument list, shown quoted):\n\n    {shlex.join(cmd)}\n\n"
             "## The claims and their rules\n\n" + rules(recipe) + disturbed_note() +
             "\n## Verdicts\n\n" + table +

@@ -71,7 +71,12 @@ class Load(unittest.TestCase):
             (("sweep", "full"), ["--backends", 3], "sweep.full"),
             (("sweep", "full"), ["--out", "/tmp/x"], "sweep.full[0]"),
             (("sweep", "quick"), ["-t", "1", "--"], "sweep.quick[2]"),
-            (("tbench",), ["--tbench-stats=/bin/sh"], "tbench[0]"),
+            (("tbench",), ["--unix=/tmp/s"], "tbench[0]"),
+            (("tbench",), ["--reconnect", "1", "-c/etc/passwd"], "tbench[2]"),
+            (("tbench",), ["--json=/tmp/x"], "tbench[0]"),
+            (("sweep", "full"), ["--server-host", "h", "--ssh", "touch /tmp/M"], "sweep.full[0]"),
+            (("sweep", "quick"), ["-t", "1", "--ssh=touch /tmp/M"], "sweep.quick[2]"),
+            (("sweep", "quick"), ["--dev", "eth0"], "sweep.quick[0]"),
             (("loadfile",), "../../etc/passwd", "loadfile"),
             (("needs_root",), "yes", "needs_root"),
         ]
@@ -107,8 +112,8 @@ class Load(unittest.TestCase):
         self.assertEqual(argv[4:6], ["--", "-c"])
         self.assertTrue(argv[6].endswith("bulk-write.txt") and os.path.isfile(argv[6]))
         self.assertEqual(argv[7:], ["--reconnect", "1"])
-        self.assertEqual(recipes.argv_with_out(argv, "D")[:6], ["--backends", "tcp", "-t", "1", "--out", "D"])
-        self.assertEqual(recipes.argv_with_out(["-q"], "D"), ["-q", "--out", "D"])
+        self.assertEqual(recipes.sweep_options(argv, "--out", "D")[:6], ["--backends", "tcp", "-t", "1", "--out", "D"])
+        self.assertEqual(recipes.sweep_options(["-q"], "--plan"), ["-q", "--plan"])
 
     def test_path_of(self):
         with self.assertRaises(UsageError):
