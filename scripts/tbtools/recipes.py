@@ -266,7 +266,12 @@ def disturbed_note():
 
 
 def run_all(opts, sweep, stats):
+    """Every recipe in turn, each into OUT/NAME, and the verdicts of all in
+    OUT; every recipe checked first (a bad one: exit 2, nothing run), and
+    one that fails does not stop the others."""
     out = opts.out or default_out("all", opts.quick)
+    for name in recipe_file.names():
+        recipe_file.load(recipe_file.path_of(name))
     if opts.plan:
         for name in recipe_file.names():
             run_one(name, opts, None, sweep, stats)
@@ -276,7 +281,7 @@ def run_all(opts, sweep, stats):
     for name in recipe_file.names():
         try:
             rows += run_one(name, opts, os.path.join(out, name), sweep, stats)
-        except RunError as e:
+        except (RunError, UsageError) as e:
             print(f"{PROG}: {name}: {e}", file=sys.stderr)
             failed.append(name)
     store.atomic_write(os.path.join(out, "verdict.csv"), recipe_verdict.csv_text(rows))
