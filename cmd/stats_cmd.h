@@ -61,6 +61,7 @@ void fmt_margin(char *buf, size_t len, const struct equiv_margin *m, double v);
  * caller ends the line. */
 void put_equivalence_head(FILE *o, const struct equiv_margin *m);
 void put_equivalence(FILE *o, const struct equiv_margin *m, const struct equiv_est *e);
+/* The same without the line's end, for a table with columns after them. */
 
 /* The subcommands: argv[0] is the subcommand's name. Each exits on an
  * error (die) and returns when its output is written. */

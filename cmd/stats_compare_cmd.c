@@ -81,14 +81,15 @@ static size_t count_equivalence(const struct comparison *c, enum equivalence v)
 }
 
 static void print_comparison_csv(FILE *o, const struct summary *a, const struct comparison *c,
-				 const struct equiv_margin *m)
+				 const struct equiv_margin *m, int resolve)
 {
 	for (size_t k = 0; k < a->keys.n; k++)
 		fprintf(o, "%s,", a->keys.v[k]);
 	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,"
 	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs", o);
 	put_equivalence_head(o, m);
-	fputs(",level\n", o);  /* last: added after the others */
+	fputs(",level", o);  /* after the others: added later */
+	fputs(resolve ? ",runs_to_resolve\n" : "\n", o);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
 		const struct metric_sum none = { .n = 0, .mean = NAN, .sd = NAN, .ci = NAN };
@@ -117,7 +118,12 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 		else
 			fputs(",,", o);
 		put_equivalence(o, m, &r->eq);
-		fprintf(o, ",%s\n", r->a && r->b && r->d.valid ? level_name((enum ci_level)r->d.level) : "");
+		fprintf(o, ",%s", r->a && r->b && r->d.valid ? level_name((enum ci_level)r->d.level) : "");
+		if (resolve && r->runs_to_resolve)
+			fprintf(o, ",%zu", r->runs_to_resolve);
+		else if (resolve)
+			fputc(',', o);
+		fputc('\n', o);
 	}
 	fprintf(o, "geomean");
 	for (size_t k = 1; k < a->keys.n; k++)
@@ -127,7 +133,7 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fprintf(o, ",,,,%zu significant,,,,,,,,", c->nsig);
 	if (m->value > 0)
 		fprintf(o, ",%zu equivalent,,,,", count_equivalence(c, EQUIV_EQUIVALENT));
-	fputs(",\n", o);
+	fputs(resolve ? ",,\n" : ",\n", o);
 }
 
 /* 1 when key k has one value in every row of the comparison. */
@@ -345,11 +351,12 @@ static int print_verdict(FILE *o, const struct summary *a, const struct comparis
 }
 
 struct compare_opts {
-	const char *keys, *metric, *alpha_s, *verdict, *equivalent, *file[2];
+	const char *keys, *metric, *alpha_s, *verdict, *equivalent, *resolve, *file[2];
 	int csv, by_rep;
 	double alpha;
 	struct verdict_rule rule;
 	struct equiv_margin margin;     /* value 0: no --equivalent */
+	struct equiv_margin effect;     /* --resolve's; value 0: none */
 };
 
 static void compare_options(int argc, char **argv, struct compare_opts *o)
@@ -360,7 +367,8 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		    opt_value(argc, argv, &i, "--alpha", &o->alpha_s) ||
 		    opt_value(argc, argv, &i, "--verdict", &o->verdict) ||
 		    opt_value(argc, argv, &i, "--equivalent", &o->equivalent) ||
-		    block_reps_option("compare", argc, argv, &i))
+		    block_reps_option("compare", argc, argv, &i) ||
+		    opt_value(argc, argv, &i, "--resolve", &o->resolve))
 			continue;
 		if (opt_value(argc, argv, &i, "--metric", &o->metric) ||
 		    opt_value(argc, argv, &i, "--figure", &o->metric))
@@ -382,6 +390,10 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		die(EXIT_USAGE, "compare: --equivalent needs --alpha below 0.5 (its interval is at 1 - 2 alpha)");
 	if (o->equivalent)
 		equivalent_option("compare", o->equivalent, &o->margin);
+	if (o->resolve && !o->csv)
+		die(EXIT_USAGE, "compare: --resolve adds a column to --csv: give --csv too");
+	if (o->resolve && equiv_margin_parse(&o->effect, o->resolve, &err) < 0)
+		die(EXIT_USAGE, "compare: --resolve %s", err.msg);
 	if (!o->verdict)
 		return;
 	if (o->equivalent)
@@ -432,10 +444,12 @@ void cmd_compare(int argc, char **argv)
 	compare_summaries(&c, &a, &b, o.alpha, o.by_rep);
 	if (o.equivalent)
 		compare_equivalence(&c, &o.margin, o.alpha);
+	if (o.resolve)
+		compare_resolve(&c, &o.effect);
 	if (o.verdict)
 		rc = print_verdict(stdout, &a, &c, &o.rule);
 	else if (o.csv)
-		print_comparison_csv(stdout, &a, &c, &o.margin);
+		print_comparison_csv(stdout, &a, &c, &o.margin, o.resolve != NULL);
 	else
 		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &o.margin, &a, &c);
 	comparison_free(&c);

@@ -188,6 +188,38 @@ double stats_mde(double se, double df, double conf, double power)
 	return (stats_t_quantile((1 + conf) / 2, df) + stats_t_quantile(power, df)) * se;
 }
 
+/* The MDE of stats_runs_to_resolve's two samples of n runs each. */
+static double mde_of_runs(double sd_a, double sd_b, size_t n, double conf, double power)
+{
+	double va = sd_a * sd_a / (double)n, vb = sd_b * sd_b / (double)n, se2 = va + vb;
+	double df = se2 > 0 ? se2 * se2 / ((va * va + vb * vb) / (double)(n - 1)) : (double)(2 * n - 2);
+	return stats_mde(sqrt(se2), df, conf, power);
+}
+
+size_t stats_runs_to_resolve(double sd_a, double sd_b, double effect, double conf, double power,
+			     size_t max)
+{
+	if (!(effect > 0) || !(sd_a >= 0) || !(sd_b >= 0) || !isfinite(sd_a + sd_b) || max < 2)
+		return 0;
+	/* The MDE falls as n grows: double n until it is small enough, then
+	 * halve the step back to the first n that is. */
+	size_t lo = 1, hi = 2;
+	while (mde_of_runs(sd_a, sd_b, hi, conf, power) > effect) {
+		if (hi >= max)
+			return 0;
+		lo = hi;
+		hi = hi * 2 > max ? max : hi * 2;
+	}
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (mde_of_runs(sd_a, sd_b, mid, conf, power) > effect)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
 /* The interval, MDE, t and p of d once its mean, se and df are known. */
 static void diff_finish(struct diff_est *d, double conf)
 {

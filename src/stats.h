@@ -93,6 +93,13 @@ struct diff_est {
  * difference and its df:  (t_{(1+conf)/2, df} + t_{power, df}) * se.
  * (Normal approximation of the noncentral t, the usual sample-size formula.) */
 double stats_mde(double se, double df, double conf, double power);
+/* The fewest runs a side, n, with which two samples of standard deviations
+ * sd_a and sd_b, n runs each, compared by Welch's test (se sqrt((sd_a^2 +
+ * sd_b^2) / n), Welch-Satterthwaite df), have an MDE (stats_mde) of effect
+ * or less: the runs it takes to resolve a change of that size at this
+ * noise. 0 when more than max would be needed, or an input is not usable. */
+size_t stats_runs_to_resolve(double sd_a, double sd_b, double effect, double conf, double power,
+			     size_t max);
 
 /* Paired: d[0..n-1] the per-pair differences b_i - a_i; se = sd(d)/sqrt(n),
  * df = n - 1: a Student-t interval of the mean difference. n < 2: not valid. */

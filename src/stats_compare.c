@@ -314,6 +314,19 @@ void compare_equivalence(struct comparison *c, const struct equiv_margin *m, dou
 	}
 }
 
+void compare_resolve(struct comparison *c, const struct equiv_margin *effect)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct comparison_row *r = &c->rows[i];
+		r->runs_to_resolve = 0;
+		if (!r->a || !r->b || r->a->m[0].n < 2 || r->b->m[0].n < 2)
+			continue;
+		double size = effect->relative ? effect->value * r->a->m[0].mean / 100 : effect->value;
+		r->runs_to_resolve = stats_runs_to_resolve(r->a->m[0].sd, r->b->m[0].sd, size, SUMMARY_CONF,
+							   STATS_MDE_POWER, COMPARE_RESOLVE_MAX);
+	}
+}
+
 void layers_equivalence(struct layer_row *rows, size_t n, const struct equiv_margin *m)
 {
 	for (size_t i = 0; i < n; i++) {

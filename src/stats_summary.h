@@ -104,6 +104,7 @@ struct comparison_row {
 	struct welch w;                 /* t, df, p: d's (Welch's, or the paired test's) */
 	const char *verdict;            /* "yes", "no", "n/a", "only in A", "only in B" */
 	struct equiv_est eq;            /* against --equivalent's margin: compare_equivalence */
+	size_t runs_to_resolve;         /* --resolve: compare_resolve; 0 none */
 };
 
 struct comparison {
@@ -194,6 +195,12 @@ int equiv_margin_parse(struct equiv_margin *m, const char *text, struct errbuf *
  * (n/a unless ref > 0). */
 struct equiv_est equivalence_of(const struct diff_est *d, double ref, const struct equiv_margin *m,
 				double alpha);
+/* --resolve EFFECT: every compared row's runs_to_resolve, the runs a side
+ * two sweeps with A's and B's standard deviations would need for an MDE of
+ * EFFECT (percent of A's mean when relative): stats_runs_to_resolve, at
+ * most COMPARE_RESOLVE_MAX; 0 where a side has fewer than 2 runs. */
+#define COMPARE_RESOLVE_MAX 100000
+void compare_resolve(struct comparison *c, const struct equiv_margin *effect);
 /* Fills every compared row's eq, B - A against A's mean. */
 void compare_equivalence(struct comparison *c, const struct equiv_margin *m, double alpha);
 /* Fills every layer's eq at 1 - SUMMARY_CONF: the layer (minuend minus

@@ -944,6 +944,20 @@ static void difference_intervals(void)
 	CHECK_NEAR(e.mean, 2, 1e-12);
 	CHECK_NEAR(e.p, stats_welch(10, 1, 5, 12, 1, 5).p, 1e-12);
 	CHECK(!stats_diff_welch(10, 1, 1, 12, 1, 5, 0.95).valid);
+
+	/* Runs to resolve an effect: sd 1 a side, 5 runs each give an MDE of
+	 * 2.0207 (above), 4 runs each (se sqrt(0.5), df 6: t(0.975, 6) =
+	 * 2.4469, t(0.80, 6) = 0.9057) 2.3707. */
+	CHECK_EQ_U(stats_runs_to_resolve(1, 1, 2.1, 0.95, 0.80, 1000), 5);
+	CHECK_EQ_U(stats_runs_to_resolve(1, 1, 2.37, 0.95, 0.80, 1000), 5);
+	CHECK_EQ_U(stats_runs_to_resolve(1, 1, 2.38, 0.95, 0.80, 1000), 4);
+	CHECK_EQ_U(stats_runs_to_resolve(0, 0, 1, 0.95, 0.80, 1000), 2);    /* no noise: the least */
+	CHECK_EQ_U(stats_runs_to_resolve(1, 1, 0.01, 0.95, 0.80, 100), 0);  /* beyond max */
+	CHECK_EQ_U(stats_runs_to_resolve(1, 1, 0, 0.95, 0.80, 1000), 0);
+	CHECK_EQ_U(stats_runs_to_resolve(NAN, 1, 2, 0.95, 0.80, 1000), 0);
+	/* Many runs: the MDE of n runs a side near 2.8016 sqrt(2 / n). */
+	size_t n = stats_runs_to_resolve(1, 1, 0.1, 0.95, 0.80, 100000);
+	CHECK(n >= 1568 && n <= 1572);   /* 2 (2.8016 / 0.1)^2 = 1569.8 */
 }
 
 /* pipe and unix share a large offset per rep (the machine's drift): the
