@@ -35,7 +35,7 @@ static void skip_space(struct parser *ps)
 		ps->p++;
 }
 
-static int literal(struct parser *ps, const char *word, enum json_type type, struct json_node *n)
+static int literal(struct parser *ps, const char *word, enum json_kind type, struct json_node *n)
 {
 	size_t len = strlen(word);
 	if ((size_t)(ps->end - ps->p) < len || memcmp(ps->p, word, len) != 0)

@@ -11,10 +11,10 @@
 
 #include "util.h"
 
-enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+enum json_kind { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
 struct json_node {
-	enum json_type type;
+	enum json_kind type;
 	char *key;                  /* member name inside an object, else NULL */
 	char *text;                 /* a string's value, a number as written; else NULL */
 	double num;                 /* a number's value */

@@ -163,9 +163,9 @@ static void put_result(FILE *f, const struct merge *m)
 	put_figure(f, SK_MAX_LATENCY_MS, max_of(m, jpath(JP_RESULT_MAX_LATENCY_MS)));
 	put_key(f, ",\n    ", SK_LATENCY);
 	if (m->hist.count) {
-		fputs("{ ", f);
-		schema_put_latency(f, &m->hist);
-		fputs(" }", f);
+		struct json_object *latency = schema_latency(&m->hist);
+		json_write_value(f, latency);
+		json_object_put(latency);
 	} else {
 		fputs("null", f);
 	}
