@@ -1,8 +1,9 @@
-/* A small JSON reader, enough for the documents tbench writes (--json):
+/* The JSON reader (json-c underneath) for the documents tbench writes (--json):
  * objects, arrays, strings, numbers, true, false, null. The text is parsed
  * once into a tree; values are looked up by a dotted path ("result.cpu.user_s").
  * Hostile input gives an error naming the line and column, never a crash:
- * every read is bounds-checked and nesting is limited. */
+ * every read is bounds-checked and nesting is limited. A member named
+ * twice in an object: the last. */
 #ifndef TBENCH_JSON_H
 #define TBENCH_JSON_H
 
