@@ -22,30 +22,41 @@ void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+static void option_error(const char *cmd, poptContext pc, int rc)
 {
-	size_t len = strlen(name);
-	if (strncmp(argv[*i], name, len) != 0)
-		return 0;
-	if (argv[*i][len] == '=') {
-		*val = argv[*i] + len + 1;
-		return 1;
-	}
-	if (argv[*i][len] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		die(EXIT_USAGE, "%s needs a value", name);
-	*val = argv[++*i];
-	return 1;
+	const char *bad = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
+
+	if (rc == POPT_ERROR_NOARG)
+		die(EXIT_USAGE, "%s needs a value", bad);
+	if (rc == POPT_ERROR_BADOPT)
+		die(EXIT_USAGE, "%s: unknown option %s (see tbench-stats --help)", cmd, bad);
+	die(EXIT_USAGE, "%s: %s: %s", cmd, bad, poptStrerror(rc));
 }
 
-const char *operand(const char *cmd, char **argv, int i, const char **files, int *n, int max)
+int stats_options(const char *cmd, int argc, char **argv, const struct poptOption *table,
+		  void (*repeated)(void *ctx, int val, const char *value), void *ctx,
+		  const char **operands, int max)
 {
-	if (argv[i][0] == '-' && argv[i][1])
-		die(EXIT_USAGE, "%s: unknown option %s (see tbench-stats --help)", cmd, argv[i]);
-	if (*n == max)
-		die(EXIT_USAGE, "%s: too many operands at '%s'", cmd, argv[i]);
-	return files[(*n)++] = argv[i];
+	poptContext pc = poptGetContext(cmd, argc, (const char **)argv, table, 0);
+	const char *arg;
+	int rc, n = 0;
+
+	if (!pc)
+		die(EXIT_RUN_FAILED, "%s: out of memory", cmd);
+	while ((rc = poptGetNextOpt(pc)) > 0) {
+		const char *value = poptGetOptArg(pc);   /* ours, kept: a setting points into it */
+		repeated(ctx, rc, value ? value : "");
+	}
+	if (rc < -1)
+		option_error(cmd, pc, rc);
+	/* The operands are pc's: copied, to outlive it. */
+	while ((arg = poptGetArg(pc))) {
+		if (n == max)
+			die(EXIT_USAGE, "%s: too many operands at '%s'", cmd, arg);
+		operands[n++] = xstrdup(arg);
+	}
+	poptFreeContext(pc);
+	return n;
 }
 
 void read_table(struct table *t, const char *path)

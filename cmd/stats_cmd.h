@@ -9,6 +9,7 @@
 #ifndef TBENCH_STATS_CMD_H
 #define TBENCH_STATS_CMD_H
 
+#include <popt.h>
 #include <stdio.h>
 
 #include "stats_summary.h"
@@ -20,12 +21,15 @@
 __attribute__((format(printf, 2, 3), noreturn))
 void die(int code, const char *fmt, ...);
 
-/* --name VALUE or --name=VALUE at argv[*i]; 1 when it matched (*i then
- * past the value). A missing value is bad usage. */
-int opt_value(int argc, char **argv, int *i, const char *name, const char **val);
-/* argv[i], an operand of subcommand cmd, stored in files[*n]; an unknown
- * option or more than max operands is bad usage. */
-const char *operand(const char *cmd, char **argv, int i, const char **files, int *n, int max);
+/* The command line of subcommand cmd (argv[0]) through popt: table's
+ * entries (POPT_TABLEEND last) store their values, except those with a
+ * val, the repeatable ones (--where), each value of which goes to
+ * repeated(ctx, val, value). The operands go to operands[0..max); returns
+ * how many. An unknown option (named), a missing value or more than max
+ * operands is bad usage. Values live until the process ends. */
+int stats_options(const char *cmd, int argc, char **argv, const struct poptOption *table,
+		  void (*repeated)(void *ctx, int val, const char *value), void *ctx,
+		  const char **operands, int max);
 
 /* A CSV file as a table, an older layout read as the new (row_upgrade_table). */
 void read_table(struct table *t, const char *path);
