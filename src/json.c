@@ -279,13 +279,3 @@ const char *json_scalar_text(const struct json_node *n)
 		return "";
 	}
 }
-
-void json_write_string(FILE *f, const char *s)
-{
-	struct json_object *o = json_object_new_string(s ? s : "");
-	const char *text = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
-
-	/* Out of memory: an empty string, so the document stays JSON. */
-	fputs(text ? text : "\"\"", f);
-	json_object_put(o);
-}

@@ -38,9 +38,6 @@ void json_free(struct json_node *n);
  * component that is all digits indexes an array. NULL when absent. */
 const struct json_node *json_get(const struct json_node *n, const char *path);
 
-/* Writes s as a JSON string, with the escapes RFC 8259 requires. */
-void json_write_string(FILE *f, const char *s);
-
 /* A scalar as a CSV cell would hold it: a string's text, a number as
  * written, "true"/"false"; "" for null, objects, arrays and NULL. */
 const char *json_scalar_text(const struct json_node *n);

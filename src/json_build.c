@@ -8,7 +8,7 @@
 
 struct json_object *json_fixed(const char *fmt, double v)
 {
-	char text[64];
+	char text[400];   /* "%.6f" of the largest double: 316 characters */
 
 	if (!isfinite(v))
 		return NULL;
@@ -49,27 +49,16 @@ void json_put(struct json_object *o, const char *key, struct json_object *v)
 	json_object_object_add(o, key, v);
 }
 
-static int write_with(FILE *f, struct json_object *v, int flags)
+int json_write_doc(FILE *f, struct json_object *doc)
 {
-	const char *text = json_object_to_json_string_ext(v, flags | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
+	const char *text = json_object_to_json_string_ext(doc, flags);
 
 	if (!text) {
 		errno = ENOMEM;
 		return -1;
 	}
 	fputs(text, f);
-	return 0;
-}
-
-int json_write_doc(FILE *f, struct json_object *doc)
-{
-	if (write_with(f, doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) < 0)
-		return -1;
 	fputc('\n', f);
 	return 0;
-}
-
-int json_write_value(FILE *f, struct json_object *v)
-{
-	return write_with(f, v, JSON_C_TO_STRING_SPACED);
 }

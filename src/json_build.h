@@ -21,8 +21,5 @@ void json_put(struct json_object *o, const char *key, struct json_object *v);
 /* The document, indented, and a newline: 0, or -1 with errno ENOMEM when
  * json-c could not make its text. Write errors are f's (ferror). */
 int json_write_doc(FILE *f, struct json_object *doc);
-/* One value on one line ({ "a": 1, "b": [1, 2] }), for documents still
- * written piece by piece: 0, or -1 (ENOMEM). */
-int json_write_value(FILE *f, struct json_object *v);
 
 #endif

@@ -22,9 +22,6 @@
 /* Raised when a member changes meaning or goes; not for a member added. */
 #define SCHEMA_VERSION 1
 
-/* "key": , for the writers' format strings. */
-#define SKEY(k) "\"" k "\": "
-
 /* ---- the top level ---------------------------------------------------- */
 #define SK_SCHEMA_VERSION "schema_version"
 #define SK_TBENCH_VERSION "tbench_version"
