@@ -42,9 +42,9 @@ static size_t digits(const char *t, size_t i, size_t len)
  * (*bad set), which json-c's parser bends: it takes "1.". */
 static size_t number_end(const char *t, size_t i, size_t len, bool *bad)
 {
-	i += t[i] == '-';
+	i += i < len && t[i] == '-';
 	size_t d = digits(t, i, len);
-	*bad = d == i || (t[i] == '0' && d > i + 1);
+	*bad = d == i || (d > i + 1 && t[i] == '0');
 	i = d;
 	if (!*bad && i < len && t[i] == '.') {
 		d = digits(t, i + 1, len);
@@ -170,7 +170,11 @@ static struct json_object *parse(const char *name, const char *text, size_t len,
 		o = NULL;
 		goto out;
 	}
-	if (strict_check(name, copy, len, err) < 0) {
+	while (end < len && copy[end] && strchr(" \t\r\n", copy[end]))
+		end++;
+	if (end < len)   /* a NUL ended json-c's text before ours */
+		fail_at(name, copy, end, "text after the end of the document", err);
+	if (end < len || strict_check(name, copy, len, err) < 0) {
 		json_object_put(o);
 		o = NULL;
 	}

@@ -246,6 +246,8 @@ static void json_values(void)
 		CHECK(strncmp(err.msg, bad[i].where, strlen(bad[i].where)) == 0);
 		printf("  %s\n", err.msg);
 	}
+	CHECK(json_parse(&root, "x.json", "{}\n\0{}", 5, &err) < 0);
+	CHECK_STR(err.msg, "x.json:2:1: text after the end of the document");
 	char deep[2 * JSON_MAX_DEPTH + 8];
 	memset(deep, '[', JSON_MAX_DEPTH + 1);
 	memset(deep + JSON_MAX_DEPTH + 1, ']', JSON_MAX_DEPTH + 1);
