@@ -33,19 +33,65 @@ static void option_error(const char *cmd, poptContext pc, int rc)
 	die(EXIT_USAGE, "%s: %s: %s", cmd, bad, poptStrerror(rc));
 }
 
+/* Every string the command line gave: kept for the process's life (a
+ * setting points into its text), freed at exit. */
+static char **kept;
+static size_t nkept;
+
+static void free_kept(void)
+{
+	while (nkept)
+		free(kept[--nkept]);
+	free(kept);
+	kept = NULL;
+}
+
+static const char *keep(char *s)
+{
+	if (!kept)
+		atexit(free_kept);
+	kept = xrealloc(kept, (nkept + 1) * sizeof(*kept));
+	return kept[nkept++] = s;
+}
+
+/* A string option of table[i] comes back as STRING_OPTION + i, its value
+ * then ours to keep, not a copy popt makes and forgets. */
+enum { STRING_OPTION = 0x10000 };
+
+static struct poptOption *own_table(const struct poptOption *table)
+{
+	size_t n = 0;
+
+	while (table[n].longName)
+		n++;
+	struct poptOption *own = xrealloc(NULL, (n + 1) * sizeof(*own));
+	memcpy(own, table, (n + 1) * sizeof(*own));
+	for (size_t i = 0; i < n; i++)
+		if ((own[i].argInfo & POPT_ARG_MASK) == POPT_ARG_STRING && own[i].arg) {
+			own[i].arg = NULL;
+			own[i].val = STRING_OPTION + (int)i;
+		}
+	return own;
+}
+
 int stats_options(const char *cmd, int argc, char **argv, const struct poptOption *table,
 		  void (*repeated)(void *ctx, int val, const char *value), void *ctx,
 		  const char **operands, int max)
 {
-	poptContext pc = poptGetContext(cmd, argc, (const char **)argv, table, 0);
+	struct poptOption *own = own_table(table);
+	poptContext pc = poptGetContext(cmd, argc, (const char **)argv, own, 0);
 	const char *arg;
 	int rc, n = 0;
 
 	if (!pc)
 		die(EXIT_RUN_FAILED, "%s: out of memory", cmd);
 	while ((rc = poptGetNextOpt(pc)) > 0) {
-		const char *value = poptGetOptArg(pc);   /* ours, kept: a setting points into it */
-		repeated(ctx, rc, value ? value : "");
+		char *given = poptGetOptArg(pc);
+		const char *value = given ? keep(given) : "";
+		if (rc >= STRING_OPTION)
+			*(const char **)table[rc - STRING_OPTION].arg = value;
+		else
+			repeated(ctx, rc, value);
 	}
 	if (rc < -1)
 		option_error(cmd, pc, rc);
@@ -53,9 +99,10 @@ int stats_options(const char *cmd, int argc, char **argv, const struct poptOptio
 	while ((arg = poptGetArg(pc))) {
 		if (n == max)
 			die(EXIT_USAGE, "%s: too many operands at '%s'", cmd, arg);
-		operands[n++] = xstrdup(arg);
+		operands[n++] = keep(xstrdup(arg));
 	}
 	poptFreeContext(pc);
+	free(own);
 	return n;
 }
 

@@ -26,7 +26,7 @@ void die(int code, const char *fmt, ...);
  * val, the repeatable ones (--where), each value of which goes to
  * repeated(ctx, val, value). The operands go to operands[0..max); returns
  * how many. An unknown option (named), a missing value or more than max
- * operands is bad usage. Values live until the process ends. */
+ * operands is bad usage. Values and operands live until the process ends. */
 int stats_options(const char *cmd, int argc, char **argv, const struct poptOption *table,
 		  void (*repeated)(void *ctx, int val, const char *value), void *ctx,
 		  const char **operands, int max);
