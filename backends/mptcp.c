@@ -110,4 +110,5 @@ const struct backend backend_mptcp = {
 	.socket_info = tcp_socket_info,
 	.counters = mptcp_counters,
 	.counter_names = mptcp_counter_names,
+	.add_settings = backend_no_settings,
 };

@@ -50,4 +50,5 @@ const struct backend backend_nop = {
 	.open = nop_open,
 	.exchange = nop_exchange,
 	.close = nop_close,
+	.add_settings = backend_no_settings,
 };

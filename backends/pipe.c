@@ -113,4 +113,5 @@ const struct backend backend_pipe = {
 	.open = pipe_open,
 	.exchange = pipe_exchange,
 	.close = pipe_close,
+	.add_settings = backend_no_settings,
 };

@@ -37,6 +37,12 @@ const struct backend *const backends[] = {
 	NULL
 };
 
+void backend_no_settings(struct json_object *into, const void *settings)
+{
+	(void)into;
+	(void)settings;
+}
+
 const struct backend *backend_find(const char *name)
 {
 	for (size_t i = 0; backends[i]; i++)

@@ -103,11 +103,11 @@ static const struct backend_option shm_options[] = {
 	{ NULL, NULL, NULL, NULL, false }
 };
 
-static void shm_describe_json(FILE *f, const void *settings)
+static void shm_add_settings(struct json_object *into, const void *settings)
 {
 	const struct shm_settings *s = settings;
 
-	fprintf(f, "    " SKEY(SK_SPIN_US) "%u,\n", s->spin_us);
+	json_put(into, SK_SPIN_US, json_object_new_uint64(s->spin_us));
 }
 
 static int shm_check(const struct backend_config *cfg, struct errbuf *err)
@@ -450,5 +450,5 @@ const struct backend backend_shm = {
 	.close = shm_disconnect,
 	.options = shm_options,
 	.settings = &settings,
-	.describe_json = shm_describe_json,
+	.add_settings = shm_add_settings,
 };

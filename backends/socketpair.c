@@ -110,4 +110,5 @@ const struct backend backend_socketpair = {
 	.exchange = sp_exchange,
 	.close = sp_close,
 	.socket_info = sp_socket_info,
+	.add_settings = backend_no_settings,
 };

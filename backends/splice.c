@@ -428,4 +428,5 @@ const struct backend backend_splice = {
 	.exchange = splice_exchange,
 	.close = splice_close,
 	.socket_info = splice_socket_info,
+	.add_settings = backend_no_settings,
 };

@@ -388,4 +388,5 @@ const struct backend backend_tcp = {
 	.close = wire_stream_close,
 	.stop = tcp_stop,
 	.socket_info = tcp_socket_info,
+	.add_settings = backend_no_settings,
 };

@@ -44,6 +44,7 @@
 #include <linux/errqueue.h>   /* after time.h: it needs struct timespec */
 
 #include "clock.h"
+#include "schema.h"
 #include "tcp.h"
 
 /* Where MSG_ZEROCOPY pays off: at no request size from 4 KB to 64 KB on the
@@ -114,6 +115,17 @@ static int threshold(uint32_t *out, struct errbuf *err)
 			       "in bytes from 1 to %d", what, text, WIRE_LIMIT);
 	*out = (uint32_t)v;
 	return 0;
+}
+
+/* The threshold the run used (or would use): null when it is not a
+ * valid one, which stops the run before it starts. */
+static void zc_add_settings(struct json_object *into, const void *to)
+{
+	struct errbuf err;
+	uint32_t t;
+
+	(void)to;       /* threshold() reads the settings and the environment */
+	json_put(into, SK_ZEROCOPY_THRESHOLD, threshold(&t, &err) < 0 ? NULL : json_object_new_uint64(t));
 }
 
 /* Zero-copy needs Linux 4.14's SO_ZEROCOPY: without it, exit 2 and say so. */
@@ -350,4 +362,5 @@ const struct backend backend_tcp_zc = {
 	.socket_info = tcp_socket_info,   /* the stream is the start of our conn */
 	.options = zc_options,
 	.settings = &settings,
+	.add_settings = zc_add_settings,
 };

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "schema.h"
 #include "server.h"
 #include "sockopt.h"
 #include "wire.h"
@@ -54,6 +55,12 @@ static const struct backend_option unix_options[] = {
 	{ "unix", "PATH", "socket of a running tbench_srv --unix", parse_path, true },
 	{ NULL, NULL, NULL, NULL, false }
 };
+
+/* The socket of --unix; null when tbench started its own server. */
+static void unix_add_settings(struct json_object *into, const void *to)
+{
+	json_put(into, SK_UNIX_SOCKET, json_string(((const struct unix_settings *)to)->path));
+}
 
 static int unix_check(const struct backend_config *cfg, struct errbuf *err)
 {
@@ -200,4 +207,5 @@ const struct backend backend_unix = {
 	.socket_info = unix_socket_info,
 	.options = unix_options,
 	.settings = &settings,
+	.add_settings = unix_add_settings,
 };

@@ -864,23 +864,25 @@ static const struct backend_option uring_options[] = {
 	{ NULL, NULL, NULL, NULL, false }
 };
 
-static void uring_describe_json(FILE *f, const void *to)
+static void uring_add_settings(struct json_object *into, const void *to)
 {
 	const struct uring_settings *u = to;
-	char flags[96] = "null", name[80];
+	struct json_object *o = json_object_new_object();
+	char name[80];
 
+	json_put(o, SK_SQPOLL, json_object_new_boolean(u->sqpoll));
+	json_put(o, SK_FILES, json_object_new_boolean(u->files));
+	json_put(o, SK_BUFFERS, json_object_new_boolean(u->buffers));
+	json_put(o, SK_ZC_MIN, json_object_new_uint64(u->zc_min));
 	/* null: uring did not run, so no ring was made. */
-	if (u->probed) {
+	if (u->probed)
 		uring_ring_flags_name(u->got.flags, name, sizeof(name));
-		snprintf(flags, sizeof(flags), "\"%s\"", name);
-	}
-	fprintf(f, "    " SKEY(SK_URING) "{ " SKEY(SK_SQPOLL) "%s, " SKEY(SK_FILES) "%s, "
-		SKEY(SK_BUFFERS) "%s, " SKEY(SK_ZC_MIN) "%u, " SKEY(SK_RING_FLAGS) "%s, "
-		SKEY(SK_REGISTERED_RING) "%s, " SKEY(SK_MULTISHOT) "%s, " SKEY(SK_SERVER_SHAPE)
-		"\"%s\", " SKEY(SK_LOOPS) "%u },\n", u->sqpoll ? "true" : "false",
-		u->files ? "true" : "false", u->buffers ? "true" : "false", u->zc_min, flags,
-		!u->probed ? "null" : u->got.registered ? "true" : "false",
-		u->multishot ? "true" : "false", u->loops ? "loop" : "conn", u->loops);
+	json_put(o, SK_RING_FLAGS, u->probed ? json_string(name) : NULL);
+	json_put(o, SK_REGISTERED_RING, u->probed ? json_object_new_boolean(u->got.registered) : NULL);
+	json_put(o, SK_MULTISHOT, json_object_new_boolean(u->multishot));
+	json_put(o, SK_SERVER_SHAPE, json_string(u->loops ? "loop" : "conn"));
+	json_put(o, SK_LOOPS, json_object_new_uint64(u->loops));
+	json_put(into, SK_URING, o);
 }
 
 const struct backend backend_uring = {
@@ -901,5 +903,5 @@ const struct backend backend_uring = {
 	.socket_info = uring_socket_info,
 	.options = uring_options,
 	.settings = &settings,
-	.describe_json = uring_describe_json,
+	.add_settings = uring_add_settings,
 };

@@ -22,30 +22,88 @@ void die(int code, const char *fmt, ...)
 	exit(code);
 }
 
-int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+static void option_error(const char *cmd, poptContext pc, int rc)
 {
-	size_t len = strlen(name);
-	if (strncmp(argv[*i], name, len) != 0)
-		return 0;
-	if (argv[*i][len] == '=') {
-		*val = argv[*i] + len + 1;
-		return 1;
-	}
-	if (argv[*i][len] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		die(EXIT_USAGE, "%s needs a value", name);
-	*val = argv[++*i];
-	return 1;
+	const char *bad = poptBadOption(pc, POPT_BADOPTION_NOALIAS);
+
+	if (rc == POPT_ERROR_NOARG)
+		die(EXIT_USAGE, "%s needs a value", bad);
+	if (rc == POPT_ERROR_BADOPT)
+		die(EXIT_USAGE, "%s: unknown option %s (see tbench-stats --help)", cmd, bad);
+	die(EXIT_USAGE, "%s: %s: %s", cmd, bad, poptStrerror(rc));
 }
 
-const char *operand(const char *cmd, char **argv, int i, const char **files, int *n, int max)
+/* Every string the command line gave: kept for the process's life (a
+ * setting points into its text), freed at exit. */
+static char **kept;
+static size_t nkept;
+
+static void free_kept(void)
 {
-	if (argv[i][0] == '-' && argv[i][1])
-		die(EXIT_USAGE, "%s: unknown option %s (see tbench-stats --help)", cmd, argv[i]);
-	if (*n == max)
-		die(EXIT_USAGE, "%s: too many operands at '%s'", cmd, argv[i]);
-	return files[(*n)++] = argv[i];
+	while (nkept)
+		free(kept[--nkept]);
+	free(kept);
+	kept = NULL;
+}
+
+static const char *keep(char *s)
+{
+	if (!kept)
+		atexit(free_kept);
+	kept = xrealloc(kept, (nkept + 1) * sizeof(*kept));
+	return kept[nkept++] = s;
+}
+
+/* A string option of table[i] comes back as STRING_OPTION + i, its value
+ * then ours to keep, not a copy popt makes and forgets. */
+enum { STRING_OPTION = 0x10000 };
+
+static struct poptOption *own_table(const struct poptOption *table)
+{
+	size_t n = 0;
+
+	while (table[n].longName)
+		n++;
+	struct poptOption *own = xrealloc(NULL, (n + 1) * sizeof(*own));
+	memcpy(own, table, (n + 1) * sizeof(*own));
+	for (size_t i = 0; i < n; i++)
+		if ((own[i].argInfo & POPT_ARG_MASK) == POPT_ARG_STRING && own[i].arg) {
+			own[i].arg = NULL;
+			own[i].val = STRING_OPTION + (int)i;
+		}
+	return own;
+}
+
+int stats_options(const char *cmd, int argc, char **argv, const struct poptOption *table,
+		  void (*repeated)(void *ctx, int val, const char *value), void *ctx,
+		  const char **operands, int max)
+{
+	struct poptOption *own = own_table(table);
+	poptContext pc = poptGetContext(cmd, argc, (const char **)argv, own, 0);
+	const char *arg;
+	int rc, n = 0;
+
+	if (!pc)
+		die(EXIT_RUN_FAILED, "%s: out of memory", cmd);
+	while ((rc = poptGetNextOpt(pc)) > 0) {
+		char *given = poptGetOptArg(pc);
+		const char *value = given ? keep(given) : "";
+		if (rc >= STRING_OPTION)
+			*(const char **)table[rc - STRING_OPTION].arg = value;
+		else
+			repeated(ctx, rc, value);
+	}
+	if (rc < -1)
+		option_error(cmd, pc, rc);
+	/* The operands are pc's: copied, to outlive it. */
+	while ((arg = poptGetArg(pc))) {
+		if (n == max)
+			die(EXIT_USAGE, "%s: too many operands at '%s'", cmd, arg);
+		operands[n++] = keep(xstrdup(arg));
+	}
+	poptFreeContext(pc);
+	free(own);
+	return n;
 }
 
 void read_table(struct table *t, const char *path)
@@ -64,17 +122,16 @@ struct strlist keys_of(const char *keys, const struct table *t)
 /* --block-reps of this command: 0 when not given (the default size). */
 static size_t block_reps;
 
-int block_reps_option(const char *cmd, int argc, char **argv, int *i)
+void block_reps_set(const char *cmd, const char *text)
 {
-	const char *text;
-	if (!opt_value(argc, argv, i, "--block-reps", &text))
-		return 0;
-	double b = csv_num(text);
+	double b;
+	if (!text)
+		return;
+	b = csv_num(text);
 	if (!(b >= 2 && b <= 1e6) || b != floor(b))
 		die(EXIT_USAGE, "%s: --block-reps %s: want a whole number of repetitions, 2 or more",
 		    cmd, text);
 	block_reps = (size_t)b;
-	return 1;
 }
 
 unsigned summary_flags(void)

@@ -9,6 +9,7 @@
 #ifndef TBENCH_STATS_CMD_H
 #define TBENCH_STATS_CMD_H
 
+#include <popt.h>
 #include <stdio.h>
 
 #include "stats_summary.h"
@@ -20,20 +21,23 @@
 __attribute__((format(printf, 2, 3), noreturn))
 void die(int code, const char *fmt, ...);
 
-/* --name VALUE or --name=VALUE at argv[*i]; 1 when it matched (*i then
- * past the value). A missing value is bad usage. */
-int opt_value(int argc, char **argv, int *i, const char *name, const char **val);
-/* argv[i], an operand of subcommand cmd, stored in files[*n]; an unknown
- * option or more than max operands is bad usage. */
-const char *operand(const char *cmd, char **argv, int i, const char **files, int *n, int max);
+/* The command line of subcommand cmd (argv[0]) through popt: table's
+ * entries (POPT_TABLEEND last) store their values, except those with a
+ * val, the repeatable ones (--where), each value of which goes to
+ * repeated(ctx, val, value). The operands go to operands[0..max); returns
+ * how many. An unknown option (named), a missing value or more than max
+ * operands is bad usage. Values and operands live until the process ends. */
+int stats_options(const char *cmd, int argc, char **argv, const struct poptOption *table,
+		  void (*repeated)(void *ctx, int val, const char *value), void *ctx,
+		  const char **operands, int max);
 
 /* A CSV file as a table, an older layout read as the new (row_upgrade_table). */
 void read_table(struct table *t, const char *path);
 /* The keys given (comma-separated), or those of the file (row_dimensions). */
 struct strlist keys_of(const char *keys, const struct table *t);
-/* --block-reps B at argv[*i] of subcommand cmd (the reps of a block of
- * level_estimate, 2 or more; bad usage else): 1 when it matched. */
-int block_reps_option(const char *cmd, int argc, char **argv, int *i);
+/* --block-reps B of subcommand cmd, as given (NULL: not given): the reps
+ * of a block of level_estimate, 2 or more; bad usage else. */
+void block_reps_set(const char *cmd, const char *text);
 /* $TBENCH_KEEP_DISTURBED=1: disturbed runs count as ok in every summary;
  * and --block-reps's, where it was given. */
 unsigned summary_flags(void);

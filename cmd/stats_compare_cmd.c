@@ -361,25 +361,25 @@ struct compare_opts {
 
 static void compare_options(int argc, char **argv, struct compare_opts *o)
 {
-	int nfile = 0, figure_given = 0;
-	for (int i = 1; i < argc; i++) {
-		if (opt_value(argc, argv, &i, "--keys", &o->keys) ||
-		    opt_value(argc, argv, &i, "--alpha", &o->alpha_s) ||
-		    opt_value(argc, argv, &i, "--verdict", &o->verdict) ||
-		    opt_value(argc, argv, &i, "--equivalent", &o->equivalent) ||
-		    block_reps_option("compare", argc, argv, &i) ||
-		    opt_value(argc, argv, &i, "--resolve", &o->resolve))
-			continue;
-		if (opt_value(argc, argv, &i, "--metric", &o->metric) ||
-		    opt_value(argc, argv, &i, "--figure", &o->metric))
-			figure_given = 1;
-		else if (strcmp(argv[i], "--csv") == 0)
-			o->csv = 1;
-		else if (strcmp(argv[i], "--paired") == 0)
-			o->by_rep = 1;
-		else
-			operand("compare", argv, i, o->file, &nfile, 2);
-	}
+	const char *figure = NULL, *block_text = NULL;
+	const struct poptOption table[] = {
+		{ "keys", 0, POPT_ARG_STRING, &o->keys, 0, NULL, NULL },
+		{ "alpha", 0, POPT_ARG_STRING, &o->alpha_s, 0, NULL, NULL },
+		{ "verdict", 0, POPT_ARG_STRING, &o->verdict, 0, NULL, NULL },
+		{ "equivalent", 0, POPT_ARG_STRING, &o->equivalent, 0, NULL, NULL },
+		{ "metric", 0, POPT_ARG_STRING, &figure, 0, NULL, NULL },
+		{ "figure", 0, POPT_ARG_STRING, &figure, 0, NULL, NULL },
+		{ "csv", 0, POPT_ARG_NONE, &o->csv, 0, NULL, NULL },
+		{ "paired", 0, POPT_ARG_NONE, &o->by_rep, 0, NULL, NULL },
+		{ "resolve", 0, POPT_ARG_STRING, &o->resolve, 0, NULL, NULL },
+		{ "block-reps", 0, POPT_ARG_STRING, &block_text, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	int nfile = stats_options("compare", argc, argv, table, NULL, NULL, o->file, 2);
+	int figure_given = figure != NULL;
+	block_reps_set("compare", block_text);
+	if (figure)
+		o->metric = figure;
 	if (nfile != 2)
 		die(EXIT_USAGE, "compare: needs two inputs, A and B");
 	o->alpha = csv_num(o->alpha_s);

@@ -17,9 +17,11 @@ void cmd_merge(int argc, char **argv)
 	struct errbuf err;
 	int nfiles = 0;
 
-	for (int i = 1; i < argc; i++)
-		if (!opt_value(argc, argv, &i, "--names", &names_arg))
-			operand("merge", argv, i, files, &nfiles, argc);
+	const struct poptOption table[] = {
+		{ "names", 0, POPT_ARG_STRING, &names_arg, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	nfiles = stats_options("merge", argc, argv, table, NULL, NULL, files, argc);
 	if (names_arg)
 		names = strlist_split(names_arg);
 	if (nfiles == 0)

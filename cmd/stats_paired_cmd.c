@@ -127,37 +127,54 @@ static void add_to(struct strlist *l, const char *v)
 	l->v[l->n++] = xstrdup(v);
 }
 
+enum { OPT_WHERE = 1, OPT_AS, OPT_RATIO, OPT_COST, OPT_PRECISE };
+
+/* paired's repeated options and those that set a field of their own type. */
+struct paired_given {
+	struct paired_spec *spec;
+	struct paired_out *out;
+};
+
+static void paired_option(void *to, int val, const char *value)
+{
+	struct paired_given *g = to;
+
+	if (val == OPT_WHERE)
+		add_to(&g->spec->where, value);
+	else if (val == OPT_AS)
+		add_to(&g->spec->alias, value);
+	else if (val == OPT_PRECISE)
+		g->out->decimals = PRECISE;
+	else
+		g->spec->stat = val == OPT_RATIO ? PAIRED_RATIO : PAIRED_COST;
+}
+
 void cmd_paired(int argc, char **argv)
 {
 	const char *keys = "clients", *positive = NULL, *decimals = NULL, *target = NULL,
-		   *scale = NULL, *v, *file[1] = { NULL };
+		   *scale = NULL, *file[1] = { NULL };
 	struct paired_spec s = { .figure = "mb_per_sec", .pair_by = "rep", .per_scale = 1 };
 	struct paired_out f = { -1, NAN };
-	int nfile = 0;
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--ratio") == 0)
-			s.stat = PAIRED_RATIO;
-		else if (strcmp(argv[i], "--cost") == 0)
-			s.stat = PAIRED_COST;
-		else if (strcmp(argv[i], "--precise") == 0)
-			f.decimals = PRECISE;
-		else if (opt_value(argc, argv, &i, "--where", &v))
-			add_to(&s.where, v);
-		else if (opt_value(argc, argv, &i, "--as", &v))
-			add_to(&s.alias, v);
-		else if (!opt_value(argc, argv, &i, "--figure", &s.figure) &&
-			 !opt_value(argc, argv, &i, "--keys", &keys) &&
-			 !opt_value(argc, argv, &i, "--variant", &s.variant) &&
-			 !opt_value(argc, argv, &i, "--base", &s.base) &&
-			 !opt_value(argc, argv, &i, "--pair-by", &s.pair_by) &&
-			 !opt_value(argc, argv, &i, "--positive", &positive) &&
-			 !opt_value(argc, argv, &i, "--per", &s.per) &&
-			 !opt_value(argc, argv, &i, "--per-scale", &scale) &&
-			 !opt_value(argc, argv, &i, "--decimals", &decimals) &&
-			 !opt_value(argc, argv, &i, "--target", &target))
-			operand("paired", argv, i, file, &nfile, 1);
-	}
+	struct paired_given given = { &s, &f };
+	const struct poptOption table[] = {
+		{ "ratio", 0, POPT_ARG_NONE, NULL, OPT_RATIO, NULL, NULL },
+		{ "cost", 0, POPT_ARG_NONE, NULL, OPT_COST, NULL, NULL },
+		{ "precise", 0, POPT_ARG_NONE, NULL, OPT_PRECISE, NULL, NULL },
+		{ "where", 0, POPT_ARG_STRING, NULL, OPT_WHERE, NULL, NULL },
+		{ "as", 0, POPT_ARG_STRING, NULL, OPT_AS, NULL, NULL },
+		{ "figure", 0, POPT_ARG_STRING, &s.figure, 0, NULL, NULL },
+		{ "keys", 0, POPT_ARG_STRING, &keys, 0, NULL, NULL },
+		{ "variant", 0, POPT_ARG_STRING, &s.variant, 0, NULL, NULL },
+		{ "base", 0, POPT_ARG_STRING, &s.base, 0, NULL, NULL },
+		{ "pair-by", 0, POPT_ARG_STRING, &s.pair_by, 0, NULL, NULL },
+		{ "positive", 0, POPT_ARG_STRING, &positive, 0, NULL, NULL },
+		{ "per", 0, POPT_ARG_STRING, &s.per, 0, NULL, NULL },
+		{ "per-scale", 0, POPT_ARG_STRING, &scale, 0, NULL, NULL },
+		{ "decimals", 0, POPT_ARG_STRING, &decimals, 0, NULL, NULL },
+		{ "target", 0, POPT_ARG_STRING, &target, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	int nfile = stats_options("paired", argc, argv, table, paired_option, &given, file, 1);
 	if (!nfile)
 		die(EXIT_USAGE, "paired: missing CSV");
 	if (s.base && !s.variant)
@@ -206,13 +223,15 @@ void cmd_substitute(int argc, char **argv)
 	enum { MAX_PARTS = 16 };
 	const char *total = NULL, *from = NULL, *to = NULL, *decimals = NULL;
 	double t, a[MAX_PARTS], b[MAX_PARTS];
+	const struct poptOption table[] = {
+		{ "total", 0, POPT_ARG_STRING, &total, 0, NULL, NULL },
+		{ "from", 0, POPT_ARG_STRING, &from, 0, NULL, NULL },
+		{ "to", 0, POPT_ARG_STRING, &to, 0, NULL, NULL },
+		{ "decimals", 0, POPT_ARG_STRING, &decimals, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
 
-	for (int i = 1; i < argc; i++)
-		if (!opt_value(argc, argv, &i, "--total", &total) &&
-		    !opt_value(argc, argv, &i, "--from", &from) &&
-		    !opt_value(argc, argv, &i, "--to", &to) &&
-		    !opt_value(argc, argv, &i, "--decimals", &decimals))
-			die(EXIT_USAGE, "substitute: unknown argument '%s'", argv[i]);
+	stats_options("substitute", argc, argv, table, NULL, NULL, NULL, 0);
 	if (!total || !from || !to)
 		die(EXIT_USAGE, "substitute: needs --total, --from and --to");
 	if (!isfinite(t = csv_num(total)))

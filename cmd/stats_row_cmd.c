@@ -115,45 +115,58 @@ static void print_run_row(FILE *o, struct row_input *in, const char *path, const
 		json_free(&doc);
 }
 
+/* The values of a repeated NAME=VALUE option (--set, --where), in order. */
+struct settings_given {
+	const char *flag;
+	struct row_setting *v;
+	size_t n;
+};
+
+static void add_setting(void *to, int val, const char *text)
+{
+	struct settings_given *g = to;
+
+	(void)val;
+	g->v[g->n++] = parse_setting(g->flag, text);
+}
+
+enum { LIST_NONE, LIST_FIGURES, LIST_KNOBS };
+
 void cmd_row(int argc, char **argv)
 {
+	struct settings_given set = { "--set", xrealloc(NULL, (size_t)argc * sizeof(*set.v)), 0 };
 	struct row_input in = { 0 };
-	struct row_setting *set = xrealloc(NULL, (size_t)argc * sizeof(*set));
-	const char *file[1] = { NULL }, *val, *columns = NULL;
-	int nfile = 0, have_start = 0, have_end = 0, header = 0, parts = 0;
-	int (*list_kind)(size_t i) = NULL;
+	const char *file[1] = { NULL }, *columns = NULL, *start = NULL, *end = NULL;
+	int header = 0, parts = 0, list = LIST_NONE;
+	const struct poptOption table[] = {
+		{ "set", 0, POPT_ARG_STRING, NULL, 's', NULL, NULL },
+		{ "server-cpu-start", 0, POPT_ARG_STRING, &start, 0, NULL, NULL },
+		{ "server-cpu-end", 0, POPT_ARG_STRING, &end, 0, NULL, NULL },
+		{ "columns", 0, POPT_ARG_STRING, &columns, 0, NULL, NULL },
+		{ "header", 0, POPT_ARG_NONE, &header, 0, NULL, NULL },
+		{ "figures", 0, POPT_ARG_VAL, &list, LIST_FIGURES, NULL, NULL },
+		{ "knobs", 0, POPT_ARG_VAL, &list, LIST_KNOBS, NULL, NULL },
+		{ "trace-parts", 0, POPT_ARG_NONE, &parts, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	stats_options("row", argc, argv, table, add_setting, &set, file, 1);
+	int have_start = start != NULL, have_end = end != NULL;
+	int (*list_kind)(size_t i) = list == LIST_FIGURES ? row_col_is_figure :
+				     list == LIST_KNOBS ? row_col_is_knob : NULL;
 
-	for (int i = 1; i < argc; i++) {
-		if (opt_value(argc, argv, &i, "--set", &val)) {
-			set[in.nset] = parse_setting("--set", val);
-			if (!row_col_settable(set[in.nset].name))
-				die(EXIT_USAGE, "row: --set %s: not a column that the sweep gives "
-				    "(see tbench-stats row --header)", val);
-			in.nset++;
-		} else if (opt_value(argc, argv, &i, "--server-cpu-start", &val)) {
-			parse_cpu_pair("--server-cpu-start", val, in.server_start);
-			have_start = 1;
-		} else if (opt_value(argc, argv, &i, "--server-cpu-end", &val)) {
-			parse_cpu_pair("--server-cpu-end", val, in.server_end);
-			have_end = 1;
-		} else if (opt_value(argc, argv, &i, "--columns", &columns)) {
-			continue;
-		} else if (strcmp(argv[i], "--header") == 0) {
-			header = 1;
-		} else if (strcmp(argv[i], "--figures") == 0) {
-			list_kind = row_col_is_figure;
-		} else if (strcmp(argv[i], "--knobs") == 0) {
-			list_kind = row_col_is_knob;
-		} else if (strcmp(argv[i], "--trace-parts") == 0) {
-			parts = 1;
-		} else {
-			operand("row", argv, i, file, &nfile, 1);
-		}
-	}
+	for (size_t i = 0; i < set.n; i++)
+		if (!row_col_settable(set.v[i].name))
+			die(EXIT_USAGE, "row: --set %s=%s: not a column that the sweep gives "
+			    "(see tbench-stats row --header)", set.v[i].name, set.v[i].value);
+	in.set = set.v;
+	in.nset = set.n;
+	if (start)
+		parse_cpu_pair("--server-cpu-start", start, in.server_start);
+	if (end)
+		parse_cpu_pair("--server-cpu-end", end, in.server_end);
 	if (have_start != have_end)
 		die(EXIT_USAGE, "row: give both --server-cpu-start and --server-cpu-end, or neither");
 	in.server_cpu_measured = have_start;
-	in.set = set;
 	if (header)
 		print_row_header(stdout);
 	else if (parts)
@@ -162,9 +175,9 @@ void cmd_row(int argc, char **argv)
 		print_columns(stdout, list_kind);
 	else
 		print_run_row(stdout, &in, file[0], columns);
-	for (size_t i = 0; i < in.nset; i++)
-		free((char *)set[i].name);
-	free(set);
+	for (size_t i = 0; i < set.n; i++)
+		free((char *)set.v[i].name);
+	free(set.v);
 }
 
 static int row_matches(const struct table *t, size_t r, const struct row_setting *where,
@@ -209,21 +222,19 @@ static int need_col(const struct table *t, const char *name)
 
 void cmd_select(int argc, char **argv)
 {
-	struct row_setting *where = xrealloc(NULL, (size_t)argc * sizeof(*where));
-	const char *file[1] = { NULL }, *val, *columns = NULL;
-	int nfile = 0, tsv = 0;
-	size_t nwhere = 0;
+	struct settings_given w = { "--where", xrealloc(NULL, (size_t)argc * sizeof(*w.v)), 0 };
+	const char *file[1] = { NULL }, *columns = NULL;
+	int tsv = 0;
+	const struct poptOption table[] = {
+		{ "where", 0, POPT_ARG_STRING, NULL, 'w', NULL, NULL },
+		{ "columns", 0, POPT_ARG_STRING, &columns, 0, NULL, NULL },
+		{ "tsv", 0, POPT_ARG_NONE, &tsv, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	int nfile = stats_options("select", argc, argv, table, add_setting, &w, file, 1);
+	struct row_setting *where = w.v;
+	size_t nwhere = w.n;
 
-	for (int i = 1; i < argc; i++) {
-		if (opt_value(argc, argv, &i, "--where", &val))
-			where[nwhere++] = parse_setting("--where", val);
-		else if (opt_value(argc, argv, &i, "--columns", &columns))
-			continue;
-		else if (strcmp(argv[i], "--tsv") == 0)
-			tsv = 1;
-		else
-			operand("select", argv, i, file, &nfile, 1);
-	}
 	if (!nfile)
 		die(EXIT_USAGE, "select: missing FILE.csv");
 

@@ -94,11 +94,15 @@ void cmd_summarize(int argc, char **argv)
 	const char *keys = NULL, *metrics = NULL, *file[1] = { NULL };
 	int nfile = 0;
 
-	for (int i = 1; i < argc; i++)
-		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
-		    !opt_value(argc, argv, &i, "--metrics", &metrics) &&
-		    !block_reps_option("summarize", argc, argv, &i))
-			operand("summarize", argv, i, file, &nfile, 1);
+	const char *block_text = NULL;
+	const struct poptOption table[] = {
+		{ "keys", 0, POPT_ARG_STRING, &keys, 0, NULL, NULL },
+		{ "metrics", 0, POPT_ARG_STRING, &metrics, 0, NULL, NULL },
+		{ "block-reps", 0, POPT_ARG_STRING, &block_text, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	nfile = stats_options("summarize", argc, argv, table, NULL, NULL, file, 1);
+	block_reps_set("summarize", block_text);
 	if (!nfile)
 		die(EXIT_USAGE, "summarize: missing RUNS.csv");
 
@@ -143,11 +147,15 @@ void cmd_cost(int argc, char **argv)
 	int nfile = 0;
 	struct decomp_model m;
 
-	for (int i = 1; i < argc; i++)
-		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
-		    !opt_value(argc, argv, &i, "--baseline", &base) &&
-		    !block_reps_option("cost", argc, argv, &i))
-			operand("cost", argv, i, file, &nfile, 1);
+	const char *block_text = NULL;
+	const struct poptOption table[] = {
+		{ "keys", 0, POPT_ARG_STRING, &keys, 0, NULL, NULL },
+		{ "baseline", 0, POPT_ARG_STRING, &base, 0, NULL, NULL },
+		{ "block-reps", 0, POPT_ARG_STRING, &block_text, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	nfile = stats_options("cost", argc, argv, table, NULL, NULL, file, 1);
+	block_reps_set("cost", block_text);
 	if (!nfile)
 		die(EXIT_USAGE, "cost: missing SUMMARY.csv, RUNS.csv or DIR");
 	check_cost_keys("cost", keys);
@@ -426,26 +434,20 @@ void cmd_decompose(int argc, char **argv)
 	struct equiv_margin margin = { 0, 0 };
 	int nfile = 0, table = 0, model = 0, parts = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--model") == 0) {
-			model = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--table") == 0) {
-			table = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--parts") == 0) {
-			parts = 1;
-			continue;
-		}
-		if (!opt_value(argc, argv, &i, "--keys", &keys) &&
-		    !opt_value(argc, argv, &i, "--figure", &figure) &&
-		    !opt_value(argc, argv, &i, "--levels", &levels) &&
-		    !opt_value(argc, argv, &i, "--equivalent", &equivalent) &&
-		    !block_reps_option("decompose", argc, argv, &i))
-			operand("decompose", argv, i, file, &nfile, 1);
-	}
+	const char *block_text = NULL;
+	const struct poptOption options[] = {
+		{ "model", 0, POPT_ARG_NONE, &model, 0, NULL, NULL },
+		{ "table", 0, POPT_ARG_NONE, &table, 0, NULL, NULL },
+		{ "parts", 0, POPT_ARG_NONE, &parts, 0, NULL, NULL },
+		{ "keys", 0, POPT_ARG_STRING, &keys, 0, NULL, NULL },
+		{ "figure", 0, POPT_ARG_STRING, &figure, 0, NULL, NULL },
+		{ "levels", 0, POPT_ARG_STRING, &levels, 0, NULL, NULL },
+		{ "equivalent", 0, POPT_ARG_STRING, &equivalent, 0, NULL, NULL },
+		{ "block-reps", 0, POPT_ARG_STRING, &block_text, 0, NULL, NULL },
+		POPT_TABLEEND
+	};
+	nfile = stats_options("decompose", argc, argv, options, NULL, NULL, file, 1);
+	block_reps_set("decompose", block_text);
 	if (equivalent)
 		equivalent_option("decompose", equivalent, &margin);
 	struct decomp_model m;

@@ -12,6 +12,11 @@
 
 #include "util.h"
 
+struct json_object;
+
+/* add_settings of a backend that has no settings of its own. */
+void backend_no_settings(struct json_object *into, const void *settings);
+
 struct cpu_list;
 
 /* A connection's socket as the kernel has it, read back once after it
@@ -126,10 +131,10 @@ struct backend {
 	 * they fill in (the backend's file-scope struct, read by its functions). */
 	const struct backend_option *options;
 	void *settings;
-	/* Optional: its settings as members of --json's "settings" object, each
-	 * a line `    "key": value,\n`. Every backend built describes its own,
-	 * whichever ran, so that every document has the same keys. */
-	void (*describe_json)(FILE *f, const void *settings);
+	/* Required: adds its settings to --json's "settings" object, or is
+	 * backend_no_settings, saying it has none. Every backend built adds
+	 * its own, whichever ran, so that every document has the same keys. */
+	void (*add_settings)(struct json_object *into, const void *settings);
 };
 
 #endif

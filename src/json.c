@@ -1,306 +1,206 @@
-/* A small recursive-descent JSON reader; see json.h. */
+/* The JSON reader, on json-c's parser; see json.h. json-c parses (strict
+ * RFC 8259, nesting limited); this file turns its tree into json_node's,
+ * which keep each number's text as written for the CSV cells. */
 #include "config.h"
 #include "json.h"
-#include "table.h"
 
+#include <errno.h>
+#include <stdbool.h>
+#include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct parser {
-	const char *start, *p, *end;
-	const char *name;
-	struct errbuf *err;
-};
-
-/* "NAME:LINE:COL: what": the position of the parser's cursor. */
-static int fail(struct parser *ps, const char *what)
+/* "NAME:LINE:COL: what", the position being the byte offset into text. */
+static int fail_at(const char *name, const char *text, size_t offset, const char *what,
+		   struct errbuf *err)
 {
 	size_t line = 1, col = 1;
-	for (const char *q = ps->start; q < ps->p; q++) {
-		if (*q == '\n') {
+
+	for (size_t i = 0; i < offset; i++) {
+		if (text[i] == '\n') {
 			line++;
 			col = 1;
 		} else {
 			col++;
 		}
 	}
-	return err_set(ps->err, "%s:%zu:%zu: %s", ps->name, line, col, what);
+	return err_set(err, "%s:%zu:%zu: %s", name, line, col, what);
 }
 
-static void skip_space(struct parser *ps)
+static int convert(struct json_node *n, struct json_object *o);
+
+static size_t digits(const char *t, size_t i, size_t len)
 {
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
-		ps->p++;
+	while (i < len && t[i] >= '0' && t[i] <= '9')
+		i++;
+	return i;
 }
 
-static int literal(struct parser *ps, const char *word, enum json_type type, struct json_node *n)
+/* The end of the number at t[i], or where it breaks RFC 8259's grammar
+ * (*bad set), which json-c's parser bends: it takes "1.". */
+static size_t number_end(const char *t, size_t i, size_t len, bool *bad)
 {
-	size_t len = strlen(word);
-	if ((size_t)(ps->end - ps->p) < len || memcmp(ps->p, word, len) != 0)
-		return fail(ps, "not a JSON value");
-	ps->p += len;
-	n->type = type;
+	i += i < len && t[i] == '-';
+	size_t d = digits(t, i, len);
+	*bad = d == i || (d > i + 1 && t[i] == '0');
+	i = d;
+	if (!*bad && i < len && t[i] == '.') {
+		d = digits(t, i + 1, len);
+		*bad = d == i + 1;
+		i = *bad ? i + 1 : d;
+	}
+	if (!*bad && i < len && (t[i] == 'e' || t[i] == 'E')) {
+		i++;
+		i += i < len && (t[i] == '+' || t[i] == '-');
+		d = digits(t, i, len);
+		*bad = d == i;
+		i = d;
+	}
+	return i;
+}
+
+/* What json-c lets through in a text it parsed: a number RFC 8259 does
+ * not allow, a control character in a string. -1 with err naming the
+ * place, else 0. */
+static int strict_check(const char *name, const char *t, size_t len, struct errbuf *err)
+{
+	bool bad = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (t[i] == '"') {
+			for (i++; i < len && t[i] != '"'; i++) {
+				if ((unsigned char)t[i] < 0x20)
+					return fail_at(name, t, i, "control character in a string", err);
+				i += t[i] == '\\';
+			}
+		} else if (t[i] == '-' || (t[i] >= '0' && t[i] <= '9')) {
+			size_t end = number_end(t, i, len, &bad);
+			if (bad)
+				return fail_at(name, t, i, "bad number: RFC 8259 wants a digit after its '.'", err);
+			i = end - 1;
+		}
+	}
 	return 0;
 }
 
-static int is_digit(char c)
+static int convert_kids(struct json_node *n, struct json_object *o)
 {
-	return c >= '0' && c <= '9';
-}
+	size_t i = 0;
 
-/* RFC 8259's number grammar, checked before strtod sees the token. */
-static int number(struct parser *ps, struct json_node *n)
-{
-	const char *s = ps->p, *q = s;
-	if (q < ps->end && *q == '-')
-		q++;
-	if (q < ps->end && *q == '0') {
-		q++;
-	} else if (q < ps->end && is_digit(*q)) {
-		while (q < ps->end && is_digit(*q))
-			q++;
-	} else {
-		return fail(ps, "not a JSON value");
-	}
-	if (q < ps->end && *q == '.') {
-		q++;
-		if (q >= ps->end || !is_digit(*q))
-			return fail(ps, "bad number: no digit after '.'");
-		while (q < ps->end && is_digit(*q))
-			q++;
-	}
-	if (q < ps->end && (*q == 'e' || *q == 'E')) {
-		q++;
-		if (q < ps->end && (*q == '+' || *q == '-'))
-			q++;
-		if (q >= ps->end || !is_digit(*q))
-			return fail(ps, "bad number: no digit in the exponent");
-		while (q < ps->end && is_digit(*q))
-			q++;
-	}
-	n->text = strndup(s, (size_t)(q - s));
-	if (!n->text)
-		return fail(ps, "out of memory");
-	n->type = JSON_NUMBER;
-	n->num = strtod(n->text, NULL);
-	ps->p = q;
-	return 0;
-}
-
-static int hex4(struct parser *ps, const char *q, unsigned *out)
-{
-	unsigned v = 0;
-	if (ps->end - q < 4)
+	n->nkids = n->type == JSON_ARRAY ? json_object_array_length(o)
+					 : (size_t)json_object_object_length(o);
+	n->kids = n->nkids ? calloc(n->nkids, sizeof(*n->kids)) : NULL;
+	if (n->nkids && !n->kids)
 		return -1;
-	for (int i = 0; i < 4; i++) {
-		char c = q[i];
-		v <<= 4;
-		if (is_digit(c))
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned)(c - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static size_t put_utf8(char *w, unsigned cp)
-{
-	if (cp < 0x80) {
-		w[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		w[0] = (char)(0xc0 | cp >> 6);
-		w[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		w[0] = (char)(0xe0 | cp >> 12);
-		w[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		w[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	w[0] = (char)(0xf0 | cp >> 18);
-	w[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	w[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	w[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-/* \uXXXX at q (just past the backslash-u), a surrogate pair joined; a lone
- * surrogate becomes U+FFFD. Returns the characters consumed, 0 if malformed. */
-static size_t unicode_escape(struct parser *ps, const char *q, unsigned *cp)
-{
-	unsigned hi, lo;
-	if (hex4(ps, q, &hi) < 0)
-		return 0;
-	*cp = hi;
-	if (hi >= 0xdc00 && hi <= 0xdfff) {
-		*cp = 0xfffd;
-	} else if (hi >= 0xd800 && hi <= 0xdbff) {
-		*cp = 0xfffd;
-		if (ps->end - q >= 10 && q[4] == '\\' && q[5] == 'u' && hex4(ps, q + 6, &lo) == 0 &&
-		    lo >= 0xdc00 && lo <= 0xdfff) {
-			*cp = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
-			return 10;
-		}
-	}
-	return 4;
-}
-
-static char simple_escape(char c)
-{
-	switch (c) {
-	case '"': return '"';
-	case '\\': return '\\';
-	case '/': return '/';
-	case 'b': return '\b';
-	case 'f': return '\f';
-	case 'n': return '\n';
-	case 'r': return '\r';
-	case 't': return '\t';
-	default: return 0;
-	}
-}
-
-/* A string at the cursor (on its opening quote), decoded into *out. The
- * decoded text is never longer than the source, so one allocation of the
- * source's length suffices; U+0000 is refused (the text is a C string). */
-static int string(struct parser *ps, char **out)
-{
-	const char *q = ps->p + 1, *close = q;
-	while (close < ps->end && *close != '"')
-		close += *close == '\\' && close + 1 < ps->end ? 2 : 1;
-	if (close >= ps->end)
-		return fail(ps, "unterminated string");
-	char *buf = malloc((size_t)(close - q) + 1), *w = buf;
-	if (!buf)
-		return fail(ps, "out of memory");
-	while (q < close) {
-		unsigned char c = (unsigned char)*q;
-		if (c < 0x20) {
-			ps->p = q;
-			free(buf);
-			return fail(ps, "control character in a string");
-		}
-		if (c != '\\') {
-			*w++ = *q++;
-			continue;
-		}
-		char e = simple_escape(q[1]);
-		if (e) {
-			*w++ = e;
-			q += 2;
-			continue;
-		}
-		unsigned cp = 0;
-		size_t used = q[1] == 'u' ? unicode_escape(ps, q + 2, &cp) : 0;
-		if (!used || cp == 0) {
-			ps->p = q;
-			free(buf);
-			return fail(ps, used ? "\\u0000 in a string" : "bad escape in a string");
-		}
-		w += put_utf8(w, cp);
-		q += 2 + used;
-	}
-	*w = '\0';
-	*out = buf;
-	ps->p = close + 1;
-	return 0;
-}
-
-static int value(struct parser *ps, struct json_node *n, int depth);
-
-/* Appends a zeroed node to n's children; NULL when out of memory. */
-static struct json_node *add_kid(struct json_node *n, size_t *cap)
-{
-	if (n->nkids == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 8;
-		struct json_node *k = realloc(n->kids, ncap * sizeof(*k));
-		if (!k)
-			return NULL;
-		n->kids = k;
-		*cap = ncap;
-	}
-	struct json_node *kid = &n->kids[n->nkids++];
-	memset(kid, 0, sizeof(*kid));
-	return kid;
-}
-
-/* An object or array; the cursor is on its opening bracket. */
-static int container(struct parser *ps, struct json_node *n, int depth)
-{
-	int is_object = *ps->p == '{';
-	char close = is_object ? '}' : ']';
-	size_t cap = 0;
-
-	n->type = is_object ? JSON_OBJECT : JSON_ARRAY;
-	if (depth >= JSON_MAX_DEPTH)
-		return fail(ps, "nested too deeply");
-	ps->p++;
-	skip_space(ps);
-	if (ps->p < ps->end && *ps->p == close) {
-		ps->p++;
-		return 0;
-	}
-	for (;;) {
-		struct json_node *kid = add_kid(n, &cap);
-		if (!kid)
-			return fail(ps, "out of memory");
-		skip_space(ps);
-		if (is_object) {
-			if (ps->p >= ps->end || *ps->p != '"')
-				return fail(ps, "expected a member name in quotes");
-			if (string(ps, &kid->key) < 0)
+	if (n->type == JSON_ARRAY) {
+		for (i = 0; i < n->nkids; i++)
+			if (convert(&n->kids[i], json_object_array_get_idx(o, i)) < 0)
 				return -1;
-			skip_space(ps);
-			if (ps->p >= ps->end || *ps->p != ':')
-				return fail(ps, "expected ':' after a member name");
-			ps->p++;
-		}
-		if (value(ps, kid, depth + 1) < 0)
-			return -1;
-		skip_space(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == close) {
-			ps->p++;
-			return 0;
-		}
-		return fail(ps, is_object ? "expected ',' or '}'" : "expected ',' or ']'");
+		return 0;
 	}
+	json_object_object_foreach(o, key, value) {
+		n->kids[i].key = strdup(key);
+		if (!n->kids[i].key || convert(&n->kids[i], value) < 0)
+			return -1;
+		i++;
+	}
+	return 0;
 }
 
-static int value(struct parser *ps, struct json_node *n, int depth)
+/* o as a json_node: -1 when out of memory, or (errno EINVAL) for a string
+ * holding \u0000, which a C string cannot. */
+static int convert(struct json_node *n, struct json_object *o)
 {
-	skip_space(ps);
-	if (ps->p >= ps->end)
-		return fail(ps, "unexpected end of the text");
-	switch (*ps->p) {
-	case '{':
-	case '[':
-		return container(ps, n, depth);
-	case '"':
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		n->type = JSON_NULL;
+		return 0;
+	case json_type_boolean:
+		n->type = json_object_get_boolean(o) ? JSON_TRUE : JSON_FALSE;
+		return 0;
+	case json_type_int:
+	case json_type_double:
+		n->type = JSON_NUMBER;
+		n->num = json_object_get_double(o);
+		n->text = strdup(json_object_get_string(o));   /* the number as written */
+		return n->text ? 0 : -1;
+	case json_type_string:
 		n->type = JSON_STRING;
-		return string(ps, &n->text);
-	case 't':
-		return literal(ps, "true", JSON_TRUE, n);
-	case 'f':
-		return literal(ps, "false", JSON_FALSE, n);
-	case 'n':
-		return literal(ps, "null", JSON_NULL, n);
-	default:
-		return number(ps, n);
+		if (strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o)) {
+			errno = EINVAL;
+			return -1;
+		}
+		n->text = strdup(json_object_get_string(o));
+		return n->text ? 0 : -1;
+	case json_type_array:
+		n->type = JSON_ARRAY;
+		return convert_kids(n, o);
+	case json_type_object:
+		n->type = JSON_OBJECT;
+		return convert_kids(n, o);
 	}
+	return -1;
+}
+
+/* json-c's tree of text[0..len), or NULL with err set. The text is copied
+ * with a terminator, which ends a number at the very end of it. */
+static struct json_object *parse(const char *name, const char *text, size_t len,
+				 struct errbuf *err)
+{
+	struct json_tokener *tok = json_tokener_new_ex(JSON_MAX_DEPTH);
+	char *copy = malloc(len + 1);
+	struct json_object *o = NULL;
+
+	if (!tok || !copy || len >= INT32_MAX) {
+		err_set(err, "%s: %s", name, len >= INT32_MAX ? "too large" : "out of memory");
+		goto out;
+	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, copy, (int)len + 1);
+	size_t end = json_tokener_get_parse_end(tok);
+	enum json_tokener_error why = json_tokener_get_error(tok);
+	if (why != json_tokener_success) {
+		fail_at(name, copy, end > len ? len : end, why == json_tokener_error_depth ?
+			"nested too deeply" : json_tokener_error_desc(why), err);
+		json_object_put(o);
+		o = NULL;
+		goto out;
+	}
+	while (end < len && copy[end] && strchr(" \t\r\n", copy[end]))
+		end++;
+	if (end < len)   /* a NUL ended json-c's text before ours */
+		fail_at(name, copy, end, "text after the end of the document", err);
+	if (end < len || strict_check(name, copy, len, err) < 0) {
+		json_object_put(o);
+		o = NULL;
+	}
+out:
+	free(copy);
+	if (tok)
+		json_tokener_free(tok);
+	return o;
+}
+
+int json_parse(struct json_node *root, const char *name, const char *text, size_t len,
+	       struct errbuf *err)
+{
+	struct json_object *o = parse(name, text, len, err);
+
+	memset(root, 0, sizeof(*root));
+	if (!o)
+		return -1;
+	errno = 0;
+	int rc = convert(root, o);
+	json_object_put(o);
+	if (rc < 0) {
+		json_free(root);
+		return err_set(err, "%s: %s", name, errno == EINVAL ? "\\u0000 in a string" : "out of memory");
+	}
+	return 0;
 }
 
 static void free_kids(struct json_node *n)
@@ -323,25 +223,6 @@ void json_free(struct json_node *n)
 	free(n->key);
 	free(n->text);
 	memset(n, 0, sizeof(*n));
-}
-
-int json_parse(struct json_node *root, const char *name, const char *text, size_t len,
-	       struct errbuf *err)
-{
-	struct parser ps = { text, text, text + len, name, err };
-
-	memset(root, 0, sizeof(*root));
-	if (value(&ps, root, 0) < 0) {
-		json_free(root);
-		return -1;
-	}
-	skip_space(&ps);
-	if (ps.p != ps.end) {
-		fail(&ps, "text after the end of the document");
-		json_free(root);
-		return -1;
-	}
-	return 0;
 }
 
 int json_read_file(struct json_node *root, const char *path, struct errbuf *err)
@@ -368,7 +249,7 @@ static const struct json_node *member(const struct json_node *n, const char *nam
 		return NULL;
 	size_t idx = 0;
 	for (size_t i = 0; i < len; i++) {
-		if (!is_digit(name[i]))
+		if (name[i] < '0' || name[i] > '9')
 			return NULL;
 		idx = idx * 10 + (size_t)(name[i] - '0');
 	}
@@ -401,19 +282,4 @@ const char *json_scalar_text(const struct json_node *n)
 	default:
 		return "";
 	}
-}
-
-void json_write_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }

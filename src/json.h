@@ -1,8 +1,9 @@
-/* A small JSON reader, enough for the documents tbench writes (--json):
+/* The JSON reader (json-c underneath) for the documents tbench writes (--json):
  * objects, arrays, strings, numbers, true, false, null. The text is parsed
  * once into a tree; values are looked up by a dotted path ("result.cpu.user_s").
  * Hostile input gives an error naming the line and column, never a crash:
- * every read is bounds-checked and nesting is limited. */
+ * every read is bounds-checked and nesting is limited. A member named
+ * twice in an object: the last. */
 #ifndef TBENCH_JSON_H
 #define TBENCH_JSON_H
 
@@ -11,10 +12,10 @@
 
 #include "util.h"
 
-enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+enum json_kind { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
 struct json_node {
-	enum json_type type;
+	enum json_kind type;
 	char *key;                  /* member name inside an object, else NULL */
 	char *text;                 /* a string's value, a number as written; else NULL */
 	double num;                 /* a number's value */
@@ -36,9 +37,6 @@ void json_free(struct json_node *n);
 /* The value at a dotted path of member names ("settings.clients"); a
  * component that is all digits indexes an array. NULL when absent. */
 const struct json_node *json_get(const struct json_node *n, const char *path);
-
-/* Writes s as a JSON string, with the escapes RFC 8259 requires. */
-void json_write_string(FILE *f, const char *s);
 
 /* A scalar as a CSV cell would hold it: a string's text, a number as
  * written, "true"/"false"; "" for null, objects, arrays and NULL. */

@@ -23,36 +23,42 @@ const struct json_node *jget(const struct json_node *doc, enum jpath p)
 	return doc && jpath(p) ? json_get(doc, jpath(p)) : NULL;
 }
 
-void schema_put_latency_figures(FILE *f, const struct histogram *h)
+void schema_add_latency_figures(struct json_object *o, const struct histogram *h)
 {
-	fprintf(f, SKEY(SK_COUNT) "%llu, " SKEY(SK_AVG_MS) "%.6f, " SKEY(SK_P50_MS) "%.6f, "
-		SKEY(SK_P99_MS) "%.6f, " SKEY(SK_P999_MS) "%.6f, " SKEY(SK_MAX_MS) "%.6f",
-		(unsigned long long)h->count, hist_mean_ns(h) / 1e6, hist_quantile(h, 0.50) / 1e6,
-		hist_quantile(h, 0.99) / 1e6, hist_quantile(h, 0.999) / 1e6, h->max_ns / 1e6);
+	json_put(o, SK_COUNT, json_object_new_uint64(h->count));
+	json_put(o, SK_AVG_MS, json_fixed("%.6f", hist_mean_ns(h) / 1e6));
+	json_put(o, SK_P50_MS, json_fixed("%.6f", hist_quantile(h, 0.50) / 1e6));
+	json_put(o, SK_P99_MS, json_fixed("%.6f", hist_quantile(h, 0.99) / 1e6));
+	json_put(o, SK_P999_MS, json_fixed("%.6f", hist_quantile(h, 0.999) / 1e6));
+	json_put(o, SK_MAX_MS, json_fixed("%.6f", h->max_ns / 1e6));
 }
 
 /* The non-empty buckets as [low_ns, high_ns, count] (a bucket holds low <=
  * ns < high; the last, which clamps, has high = low), with the exact sum and
  * maximum: enough to merge runs and recompute hist_quantile's figures. */
-static void put_histogram(FILE *f, const struct histogram *h)
+static struct json_object *histogram(const struct histogram *h)
 {
-	fprintf(f, ", " SKEY(SK_HISTOGRAM) "{ " SKEY(SK_SUM_NS) "%llu, " SKEY(SK_MAX_NS) "%llu, "
-		SKEY(SK_BUCKETS) "[", (unsigned long long)h->sum_ns, (unsigned long long)h->max_ns);
-	for (unsigned i = 0, first = 1; i < HIST_BUCKETS; i++) {
+	struct json_object *o = json_object_new_object(), *buckets = json_object_new_array();
+
+	json_put(o, SK_SUM_NS, json_object_new_uint64(h->sum_ns));
+	json_put(o, SK_MAX_NS, json_object_new_uint64(h->max_ns));
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
 		if (!h->bucket[i])
 			continue;
 		uint64_t lo = hist_bucket_low(i), hi = i + 1 < HIST_BUCKETS ? hist_bucket_low(i + 1) : lo;
-		fprintf(f, "%s[%llu, %llu, %u]", first ? "" : ", ", (unsigned long long)lo,
-			(unsigned long long)hi, h->bucket[i]);
-		first = 0;
+		json_object_array_add(buckets, json_bucket(lo, hi, h->bucket[i]));
 	}
-	fprintf(f, "] }");
+	json_put(o, SK_BUCKETS, buckets);
+	return o;
 }
 
-void schema_put_latency(FILE *f, const struct histogram *h)
+struct json_object *schema_latency(const struct histogram *h)
 {
-	schema_put_latency_figures(f, h);
-	put_histogram(f, h);
+	struct json_object *o = json_object_new_object();
+
+	schema_add_latency_figures(o, h);
+	json_put(o, SK_HISTOGRAM, histogram(h));
+	return o;
 }
 
 int schema_check(const struct json_node *doc, const char *path, struct errbuf *err)

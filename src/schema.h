@@ -16,13 +16,11 @@
 
 #include "histogram.h"
 #include "json.h"
+#include "json_build.h"
 #include "util.h"
 
 /* Raised when a member changes meaning or goes; not for a member added. */
 #define SCHEMA_VERSION 1
-
-/* "key": , for the writers' format strings. */
-#define SKEY(k) "\"" k "\": "
 
 /* ---- the top level ---------------------------------------------------- */
 #define SK_SCHEMA_VERSION "schema_version"
@@ -52,6 +50,8 @@
 #define SK_TARGET_RATE_MB_S "target_rate_mb_s"
 #define SK_TIMEOUT_S "timeout_s"
 #define SK_SPIN_US "spin_us"
+#define SK_ZEROCOPY_THRESHOLD "zerocopy_threshold"
+#define SK_UNIX_SOCKET "unix_socket"
 #define SK_URING "uring"
 #define SK_SQPOLL "sqpoll"
 #define SK_FILES "files"
@@ -388,12 +388,11 @@ const char *jpath(enum jpath p);
 /* The value at p in doc; NULL when absent (or p is JP_NONE). */
 const struct json_node *jget(const struct json_node *doc, enum jpath p);
 
-/* The members of a latency object for h, histogram included: "count": N,
- * "avg_ms": ..., ... (what goes between its braces). The writer and the
- * merger both write them. */
-void schema_put_latency(FILE *f, const struct histogram *h);
-/* The same without the histogram (each of operations[]). */
-void schema_put_latency_figures(FILE *f, const struct histogram *h);
+/* A latency object for h, histogram included ({ "count": N, "avg_ms":
+ * ..., "histogram": ... }): the writer and the merger both write it. */
+struct json_object *schema_latency(const struct histogram *h);
+/* Adds its figures without the histogram to o (each of operations[]). */
+void schema_add_latency_figures(struct json_object *o, const struct histogram *h);
 
 /* A document's schema_version is one this program reads: none (an older
  * tbench's) or at most SCHEMA_VERSION. 0, or -1 with err naming path. */

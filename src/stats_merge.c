@@ -229,7 +229,8 @@ int stats_merge(FILE *out, size_t n, const char *const *paths, const char *const
 	}
 	if (gather(&m, err) < 0)
 		goto out;
-	merge_put_document(out, &m);
+	if (merge_put_document(out, &m, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	merge_free(&m);

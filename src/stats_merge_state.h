@@ -34,7 +34,8 @@ const char *merge_text_at(const struct json_node *doc, const char *path);
 double merge_num_at(const struct json_node *doc, const char *path);
 int merge_u64_of(const struct json_node *n, uint64_t *out);
 
-/* The merged document of m, whose hosts gather() found to be one run. */
-void merge_put_document(FILE *f, const struct merge *m);
+/* The merged document of m, whose hosts gather() found to be one run:
+ * 0, or -1 with err set (out of memory). */
+int merge_put_document(FILE *f, const struct merge *m, struct errbuf *err);
 
 #endif

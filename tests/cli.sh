@@ -187,6 +187,10 @@ output_format() {
 			and .settings.clients == 3 and .settings.model == "processes" and .settings.procs == 3
 			and (.clients | length) == 3 and (.operations | length) > 10' \
 		"$TL_TMP/run.json"
+	# Every backend's settings are in it, whichever ran: tcp-zc's threshold too.
+	expect_exit 0 "nop with tcp-zc's threshold" "$TBENCH" -b nop 1 -t 1 --warmup 0 -q -c "$TINY" \
+		--zerocopy-threshold 4096 --json "$TL_TMP/zc.json"
+	check "JSON records tcp-zc's threshold" jq -e '.settings.zerocopy_threshold == 4096' "$TL_TMP/zc.json"
 	expect_exit 0 "--threads" "$TBENCH" -b pipe 3 -t 1 --warmup 0 -q -c "$TINY"  --threads
 	check "threads: 1 procs" grep -q '3 clients  1 procs' "$TL_TMP/out"
 	# The built-in loadfile has tens of thousands of lines: 16 clients for

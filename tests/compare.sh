@@ -315,6 +315,13 @@ paired() {
 	expect_exit 0 "substitute" "$STATS" substitute --total 10 --from 3,2 --to 1,1 --decimals 4
 	[ "$(cat "$o")" = 1.4286 ] && ok "substitute: 10 / (10 - 5 + 2)" || not_ok "substitute: $(cat "$o")"
 	expect_exit 2 "substitute: parts unmatched" "$STATS" substitute --total 10 --from 3,2 --to 1
+	# The options through popt: --name=VALUE as --name VALUE; an unknown one named.
+	expect_exit 0 "substitute --name=VALUE" "$STATS" substitute --total=10 --from=3,2 --to=1,1 --decimals=4
+	[ "$(cat "$o")" = 1.4286 ] && ok "--name=VALUE: the same" || not_ok "--name=VALUE: $(cat "$o")"
+	expect_exit 2 "paired: unknown option" "$STATS" paired --varaint contender "$P"
+	check "names the flag" grep -q 'paired: unknown option --varaint' "$TL_TMP/err"
+	expect_exit 2 "substitute: a stray operand" "$STATS" substitute --total 10 --from 3 --to 1 4
+	check "names it" grep -q "substitute: too many operands at '4'" "$TL_TMP/err"
 	expect_exit 2 "paired: --base without --variant" "$STATS" paired --base tcp "$P"
 	expect_exit 2 "paired: no such figure" "$STATS" paired --figure mbps "$P"
 	grep -q "no column 'mbps'" "$TL_TMP/err" && ok "names the column" || not_ok "$(cat "$TL_TMP/err")"

@@ -19,6 +19,7 @@
 #include "testlib.h"
 #include "wire.h"
 #include "registry.h"
+#include "schema.h"
 
 static struct loadfile lf;
 
@@ -195,7 +196,13 @@ static void contracts(void)
 
 		CHECK(be->name && *be->name && be->summary && *be->summary);
 		CHECK(strcspn(be->name, " ,\t\n") == strlen(be->name));   /* one word in -b list */
-		CHECK(!be->describe_json || be->settings);
+		/* Its settings reach --json: a backend with options adds them. */
+		CHECK(be->add_settings != NULL);
+		CHECK(!be->options || be->add_settings != backend_no_settings);
+		struct json_object *members = json_object_new_object();
+		be->add_settings(members, be->settings);
+		CHECK(!be->options || json_object_object_length(members) > 0);
+		json_object_put(members);
 		for (const struct backend_option *o = be->options; o && o->flag; o++) {
 			CHECK(be->settings && o->parse && o->arg && *o->arg && o->help && *o->help);
 			CHECK(strncmp(o->flag, "-", 1) != 0);
@@ -205,6 +212,25 @@ static void contracts(void)
 		}
 		printf("  %s: options and settings as the contract has them\n", be->name);
 	}
+}
+
+/* tcp-zc's threshold, which --json once left out: the default, and as given. */
+static void zerocopy_threshold_recorded(void)
+{
+	const struct backend *zc = backend_find("tcp-zc");
+	struct json_object *o = json_object_new_object(), *t;
+	char *argv[] = { (char *)"4096" };
+
+	CHECK(zc != NULL);
+	zc->add_settings(o, zc->settings);
+	CHECK(json_object_object_get_ex(o, SK_ZEROCOPY_THRESHOLD, &t) && t != NULL);
+	CHECK(zc->options && zc->options[0].parse(zc->settings, argv[0], NULL) == 0);
+	json_object_put(o);
+	o = json_object_new_object();
+	zc->add_settings(o, zc->settings);
+	CHECK(json_object_object_get_ex(o, SK_ZEROCOPY_THRESHOLD, &t) && json_object_get_uint64(t) == 4096);
+	json_object_put(o);
+	printf("  tcp-zc: zerocopy_threshold in the settings\n");
 }
 
 int main(void)
@@ -238,6 +264,7 @@ int main(void)
 	server_hangs_up("socketpair", true);
 	server_hangs_up("splice", false);
 	server_hangs_up("splice", true);
+	zerocopy_threshold_recorded();   /* last: it sets tcp-zc's threshold */
 	loadfile_free(&lf);
 	return test_done("test_backends");
 }

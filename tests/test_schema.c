@@ -29,9 +29,15 @@ static void full_counters(void *conn, uint64_t *sum)
 	(void)sum;
 }
 
+static void backend_no_settings_test(struct json_object *into, const void *settings)
+{
+	(void)into;
+	(void)settings;
+}
+
 static const struct backend full_backend = {
 	.name = "test", .flags = BACKEND_TCP, .counters = full_counters,
-	.counter_names = full_counter_names,
+	.counter_names = full_counter_names, .add_settings = backend_no_settings_test,
 };
 
 /* A traced execute phase: a task a side, each a second of it on CPU. */
