@@ -128,19 +128,26 @@ mm_run() {
 	ok "mmtests: run-single-test.sh tbenchsweep ran tbench-sweep into work/log/$name/iter-0/tbenchsweep/logs/sweep"
 }
 
-# mm_samples NAME RUNS: extract-mmtests.pl's samples of run NAME are the
-# figures of RUNS.csv's runs, named as parse-results names them (LABEL:
-# ",NAME,..." the columns the sweep varied, NAME=VALUE in the names).
+# mm_samples NAME RUNS LABEL: extract-mmtests.pl's samples of run NAME,
+# its report (MB/sec) and -a cpu (CPU us/op), are the figures of RUNS.csv's
+# runs, named as parse-results names them (LABEL: ",NAME,..." the columns
+# the sweep varied, NAME=VALUE in the names).
 mm_samples() {
-	local name="$1" runs="$2" label="$3" rc=0
-	(cd "$MM" && perl bin/extract-mmtests.pl -d work/log -n "$name" -b tbenchsweep) >"$TL_TMP/mm.samples" 2>"$TL_TMP/mm.err" || rc=$?
-	echo "# extract-mmtests.pl -b tbenchsweep -n $name (exit $rc):"
-	sed 's/^/#   /' "$TL_TMP/mm.samples"
+	local name="$1" runs="$2" label="$3" report rc
+	: >"$TL_TMP/mm.got"
+	for report in "" cpu; do
+		rc=0
+		(cd "$MM" && perl bin/extract-mmtests.pl -d work/log -n "$name" -b tbenchsweep ${report:+-a "$report"}) \
+			>"$TL_TMP/mm.samples" 2>"$TL_TMP/mm.err" || rc=$?
+		echo "# extract-mmtests.pl -b tbenchsweep -n $name${report:+ -a $report} (exit $rc):"
+		sed 's/^/#   /' "$TL_TMP/mm.samples"
+		awk '{ print $1 "-" $3, $4 }' "$TL_TMP/mm.samples" >>"$TL_TMP/mm.got"
+	done
+	sort -o "$TL_TMP/mm.got" "$TL_TMP/mm.got"
 	"$STATS" select --tsv --where status=ok --columns "backend,offload,clients,rep,mb_per_sec,cost_cpu_us$label" "$runs" |
 		awk -F '\t' -v names="$label" '{ sub("/", "", $2); split(names, name, ","); x = ""; for (i = 7; i <= NF; i++) x = x "-" name[i - 5] "=" $i
 			p = $1 "-" $2 x "-" $3 "-" $4; print "mbsec-" p, $5; print "cpuus-" p, $6 }' |
 		sort >"$TL_TMP/mm.want"
-	awk '{ print $1 "-" $3, $4 }' "$TL_TMP/mm.samples" | sort >"$TL_TMP/mm.got"
 	same_figures "mmtests ($name): extract-mmtests.pl's samples are the runs' MB/sec and CPU us/op" "$TL_TMP/mm.got" "$TL_TMP/mm.want"
 }
 
@@ -161,14 +168,22 @@ mmtests() {
 		sh -c 'test -s "$1/tbench-sweep.log.xz" && grep -q "tbench-sweep --out" "$1/commands.log"' sh "$log"
 	mm_samples tiny "$runs" ""
 
-	# mmtests' own statistics of them: its mean is tbench-stats'.
+	# mmtests' own statistics of them: its mean of CPU us/op (-a cpu) is
+	# tbench-stats'; of MB/sec it reports its harmonic mean, a point each.
 	rc=0
 	(cd "$MM" && perl bin/compare-mmtests.pl -d work/log -n tiny -b tbenchsweep) >"$TL_TMP/mm.report" 2>"$TL_TMP/mm.err" || rc=$?
-	echo "# compare-mmtests.pl -b tbenchsweep (exit $rc), its Amean lines:"
+	echo "# compare-mmtests.pl -b tbenchsweep (exit $rc), its Hmean lines:"
+	grep '^Hmean' "$TL_TMP/mm.report" | sed 's/^/#   /' || true
+	stats_means "$runs" >"$TL_TMP/means"
+	check "mmtests: compare-mmtests.pl's report has each point's MB/sec" \
+		diff <(awk '$1 == "Hmean" { print $2 }' "$TL_TMP/mm.report" | sort) <(awk '{ print "mbsec-" $1 "-" $2 "-" $3 }' "$TL_TMP/means" | sort)
+	rc=0
+	(cd "$MM" && perl bin/compare-mmtests.pl -d work/log -n tiny -b tbenchsweep -a cpu) >"$TL_TMP/mm.report" 2>"$TL_TMP/mm.err" || rc=$?
+	echo "# compare-mmtests.pl -b tbenchsweep -a cpu (exit $rc), its Amean lines:"
 	grep '^Amean' "$TL_TMP/mm.report" | sed 's/^/#   /' || true
 	awk '$1 == "Amean" { print $2, $3 }' "$TL_TMP/mm.report" | sort >"$TL_TMP/mm.got"
-	stats_means "$runs" | awk '{ p = $1 "-" $2 "-" $3; print "mbsec-" p, $4; print "cpuus-" p, $5 }' | sort >"$TL_TMP/mm.want"
-	same_figures "mmtests: compare-mmtests.pl's Amean is tbench-stats summarize's mean" "$TL_TMP/mm.got" "$TL_TMP/mm.want"
+	awk '{ print "cpuus-" $1 "-" $2 "-" $3, $5 }' "$TL_TMP/means" | sort >"$TL_TMP/mm.want"
+	same_figures "mmtests: compare-mmtests.pl -a cpu's Amean is tbench-stats summarize's mean" "$TL_TMP/mm.got" "$TL_TMP/mm.want"
 
 	# The decomposition, a second extraction (-a decompose).
 	rc=0
