@@ -381,6 +381,23 @@ bad_runs() {
 
 # No point of A is in B: exit 2 (man tbench-compare, EXIT STATUS), naming
 # what differs; through tbench-compare too, with one B or several.
+# Two sweeps whose meta.json fingerprints differ in the kernel's build: the
+# comparison first names that field, on stdout, or on stderr with --csv.
+sittings() {
+	local tc="$SRCDIR/scripts/tbench-compare" a="$TL_TMP/sit-a" b="$TL_TMP/sit-b"
+	mkdir -p "$a" "$b"
+	cp "$A" "$a/runs.csv"
+	cp "$B" "$b/runs.csv"
+	printf '{"sitting": {"kernel_release": "6.18", "kernel_build": "#1 old", "boot_id": "x"}}\n' >"$a/meta.json"
+	printf '{"sitting": {"kernel_release": "6.18", "kernel_build": "#2 new", "boot_id": "x"}}\n' >"$b/meta.json"
+	expect_exit 0 "tbench-compare of two sittings" env TBENCH_STATS="$STATS" "$tc" "$a" "$b"
+	check "names the field they differ in" grep -q 'kernel build (uname -v): #1 old -> #2 new' "$TL_TMP/out"
+	check "and no other" grep -q 'differ in 1 field(s)' "$TL_TMP/out"
+	expect_exit 0 "tbench-compare --csv of two sittings" env TBENCH_STATS="$STATS" "$tc" --csv "$a" "$b"
+	check "--csv: the sittings on stderr" grep -q 'differ in 1 field(s)' "$TL_TMP/err"
+	check "--csv: stdout is the CSV alone" sh -c "head -n 1 '$TL_TMP/out' | grep -q '^backend,'"
+}
+
 no_common_point() {
 	local other="$TL_TMP/other.csv" tc="$SRCDIR/scripts/tbench-compare"
 	printf 'backend,clients,offload,rep,status,mb_per_sec\nshm,8,n/a,1,ok,100\nshm,8,n/a,2,ok,101\n' >"$other"
@@ -420,6 +437,7 @@ blocks() {
 summarize
 blocks
 bad_runs
+sittings
 no_common_point
 compare_csv
 compare_table
