@@ -98,7 +98,7 @@ def parse_vary(entries, names):
     """--vary NAME=LIST entries [(option as typed, "NAME=LIST")] checked:
     {name: [values]} in the order given; UsageError naming the option."""
     vary = {}
-    listed = " ".join(names)
+    listed = " ".join(SYSCTL_PREFIX + "NAME" if n == "sysctl" else n for n in names)
     for opt, text in entries:
         if "=" not in text:
             raise UsageError(f"{opt} '{text}': give NAME=V1,V2,... (knobs: {listed})")
