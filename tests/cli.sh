@@ -353,6 +353,10 @@ own_server() {
 	check "it is the run's server, none of tbench's own" bash -c "grep -q 'using the server already listening on 127.0.0.1:$port' '$TL_TMP/late.err' &&
 		! grep -q 'starting one' '$TL_TMP/late.err'"
 	check "and it started" grep -q "listening on 127.0.0.1:$port" "$TL_TMP/late.srv"
+	if ! grep -q "listening on 127.0.0.1:$port" "$TL_TMP/late.srv"; then   # what to look at if it ever fails
+		sed 's/^/    tbench: /' "$TL_TMP/late.err"
+		sed 's/^/    tbench_srv: /' "$TL_TMP/late.srv"
+	fi
 	kill "$srv" 2>/dev/null || true
 	wait "$srv" 2>/dev/null || true
 	expect_exit 2 "--no-own-server with a backend that brings its own" "$TBENCH" -b pipe 2 --no-own-server --run-once -c "$TINY"
