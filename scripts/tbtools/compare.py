@@ -151,9 +151,7 @@ def main(argv):
     for f in opts.files:
         if not os.path.exists(f):
             raise UsageError(f"{f}: no such file or directory")
-    tbench = os.environ.get("TBENCH") or "/nonexistent/tbench"
-    stats = programs.find(PROG, "tbench-stats", "--tbench-stats PATH or TBENCH_STATS=PATH",
-                          opts.stats or os.environ.get("TBENCH_STATS"), os.path.dirname(tbench))
+    stats = programs.find_stats(PROG, opts.stats)
     args = stats_args(opts)
     a, bs = opts.files[0], opts.files[1:]
     for b in bs:   # on stderr with --csv, so that the CSV stays one table

@@ -328,9 +328,7 @@ def main(argv):
         raise RunError(f"{outdir}: {e.strerror}") from None
     if not shutil.which("gnuplot"):
         raise RunError("gnuplot not found (Debian/Ubuntu: apt-get install gnuplot-nox)")
-    tbench = os.environ.get("TBENCH") or "/nonexistent/tbench"
-    stats_path = programs.find(PROG, "tbench-stats", "--tbench-stats PATH or TBENCH_STATS=PATH",
-                               opts.stats or os.environ.get("TBENCH_STATS"), os.path.dirname(tbench))
+    stats_path = programs.find_stats(PROG, opts.stats)
     model = plot_data.read_model(stats_path)
     if not model:
         raise RunError(f"'{stats_path} decompose --model' failed: use the tbench-stats of this suite's version")
