@@ -23,19 +23,6 @@ def now_iso():
     return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
-def write(path, data):
-    """store.atomic_write, then the mode a file created here would have
-    (its temporary file is private: 0600), so that others may read the
-    results as they could those of the shell version."""
-    store.atomic_write(path, data)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(path, 0o666 & ~umask)
-    except OSError as e:
-        raise RunError(f"{path}: {e.strerror}") from None
-
-
 class Results:
     """runs.csv and summary.csv of the sweep in OUT, written with STATS."""
 
@@ -78,17 +65,17 @@ class Results:
         for left in glob.glob(os.path.join(glob.escape(self.out), "runs", "*.part")):
             os.unlink(left)
         if not resume:
-            write(self.runs_csv, header + "\n")
+            store.atomic_write(self.runs_csv, header + "\n")
         elif retry_failed:
             kept = programs.run_stats(self.stats, ["select", "--where", "status=ok", self.runs_csv])
-            write(self.runs_csv, kept)
+            store.atomic_write(self.runs_csv, kept)
 
     def append(self, row):
         """A run's row added to runs.csv: the whole file written anew."""
         text = store.read_text(self.runs_csv)
         if text and not text.endswith("\n"):
             text += "\n"
-        write(self.runs_csv, text + row.rstrip("\n") + "\n")
+        store.atomic_write(self.runs_csv, text + row.rstrip("\n") + "\n")
 
     def write_summary(self):
         try:
@@ -98,7 +85,7 @@ class Results:
         print(quiet_notes(p.stderr), end="", file=sys.stderr)
         if p.returncode != 0:
             raise RunError(f"summary.csv: tbench-stats summarize exited {p.returncode}")
-        write(self.summary_csv, p.stdout)
+        store.atomic_write(self.summary_csv, p.stdout)
 
     def models(self, fallback):
         """The client models of the runs so far ("processes", "threads" or
@@ -217,4 +204,4 @@ def previous_sessions(meta_path):
 
 
 def write_meta(path, doc):
-    write(path, store.json_text(doc))
+    store.atomic_write(path, store.json_text(doc))

@@ -21,6 +21,9 @@ def atomic_write(path, data):
     except OSError as e:
         raise RunError(f"{path}: {e.strerror}") from None
     try:
+        # mkstemp's file is private (0600): given the mode a file created
+        # here would have, so that others read the results as before.
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -32,6 +35,19 @@ def atomic_write(path, data):
         except OSError:
             pass
         raise RunError(f"{path}: {e.strerror}") from None
+
+
+def _umask():
+    """The process's umask, read without changing it (os.umask would, for
+    a moment, under the sweep's other threads); 022 where /proc does not say."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def read_text(path):

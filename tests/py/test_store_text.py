@@ -37,6 +37,14 @@ class AtomicWrite(unittest.TestCase):
             os.chmod(self.dir.name, 0o700)
         self.assertEqual(store.read_text(self.path), "old\n")
 
+    def test_mode_as_a_file_created_here(self):
+        old = os.umask(0o027)
+        try:
+            store.atomic_write(self.path, "x\n")
+        finally:
+            os.umask(old)
+        self.assertEqual(os.stat(self.path).st_mode & 0o777, 0o640)
+
     def test_no_space_keeps_the_old_file(self):
         store.atomic_write(self.path, "old\n")
         real_fsync = os.fsync
