@@ -8,7 +8,6 @@ import io
 import json
 import math
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -160,26 +159,9 @@ def sentence(make, doc, dotted):
         return ""
 
 
-def sweep_gone(meta):
-    """True when META's sweep ran on this machine as a process (pid) that
-    is no more; False when it lives or cannot be told (no pid, another host)."""
-    pid, host = meta.get("pid"), meta.get("host")
-    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
-        return False
-    if isinstance(host, dict) and isinstance(host.get("name"), str) and host["name"] != socket.gethostname():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        pass   # e.g. EPERM: it lives, as another user's
-    return False
-
-
 def status(meta):
     s = plain(meta, "status")
-    return "interrupted" if s == "running" and sweep_gone(meta) else s
+    return "interrupted" if s == "running" and store.sweep_status(meta) == "interrupted" else s
 
 
 def read_meta(d):

@@ -117,7 +117,7 @@ def sweep_status(meta):
     import socket
     status = meta.get("status") if isinstance(meta.get("status"), str) else "unknown"
     pid, host = meta.get("pid"), meta.get("host")
-    if status != "running" or not isinstance(pid, int) or isinstance(pid, bool):
+    if status != "running" or not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return status
     if isinstance(host, dict) and host.get("name") not in (None, socket.gethostname()):
         return "running"   # another machine's: it cannot be told from here

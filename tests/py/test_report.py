@@ -241,6 +241,7 @@ class Meta(unittest.TestCase):
         self.assertEqual(report.status({"status": "running", "pid": os.getpid(), "host": here}), "running")
         self.assertEqual(report.status({"status": "running"}), "running")
         self.assertEqual(report.status({"status": "running", "pid": "12"}), "running")
+        self.assertEqual(report.status({"status": "running", "pid": 0, "host": here}), "running")
         self.assertEqual(report.status({"status": "running", "pid": gone.pid, "host": {"name": "elsewhere"}}),
                          "running")
         self.assertEqual(report.status({"status": "complete", "pid": gone.pid}), "complete")
