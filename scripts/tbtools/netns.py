@@ -18,7 +18,7 @@ import time
 from typing import NamedTuple
 
 from .errors import RunError
-from .store import atomic_write
+from .store import atomic_write, process_start
 
 NS_PREFIX = "tbsweep-"          # tbsweep-PID, tbsweep-PID-srv, tbsweep-PID-cli
 NS_NAME = re.compile(r"^tbsweep-([0-9]+)(-srv|-cli)?$")
@@ -124,11 +124,7 @@ def stop_pids(pids, grace_s=2.0):
 
 def pid_alive(pid):
     """True when PID runs (a zombie does not: it will never clean up)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
+    return process_start(pid) is not None
 
 
 def ns_pids(ns):
@@ -175,16 +171,6 @@ def rate_bytes(rate):
 # ---- stale sweeps (kill -9) ------------------------------------------------------
 
 
-def start_time(pid):
-    """PID's start time (clock ticks since boot, /proc/PID/stat field 22):
-    with the PID, names one process even after PIDs wrapped."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 def net_ns_id():
     """This process's network namespace (its inode): the host's devices a
     state file names are only this namespace's."""
@@ -215,7 +201,8 @@ def owners_alive(owner, state):
     it recorded (its start time), not a later one with its PID."""
     procs = state.get("processes") or [[owner, None]]
     for pid, start in procs:
-        if pid_alive(pid) and (start is None or start_time(pid) == start):
+        now = process_start(pid)   # None: gone, or a zombie
+        if now is not None and (start is None or now == start):
             return True
     return False
 
@@ -349,7 +336,7 @@ class Net:
         cannot write it still runs."""
         if self.state is None:
             pids = sorted({self.owner, os.getpid()})
-            self.state = {"processes": [[p, start_time(p)] for p in pids], "net_ns": net_ns_id()}
+            self.state = {"processes": [[p, process_start(p)] for p in pids], "net_ns": net_ns_id()}
         self.state.update(changes)
         try:
             os.makedirs(STATE_DIR, exist_ok=True)

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tbtools import netns
+from tbtools import netns, store
 
 ETHTOOL_K = """Features for veth-cli:
 rx-checksumming: on
@@ -85,9 +85,9 @@ class Stale(unittest.TestCase):
                 with open(os.path.join(d, f"tbsweep-{owner}.json"), "w") as f:
                     json.dump({"processes": procs}, f)
             # the owner killed with -9, its worker still cleaning up: not stale
-            state(dead, [[dead, None], [alive, netns.start_time(alive)]])
+            state(dead, [[dead, None], [alive, store.process_start(alive)]])
             # a live PID that is another process than the one recorded: stale
-            state(alive, [[alive, netns.start_time(alive) + 1]])
+            state(alive, [[alive, store.process_start(alive) + 1]])
             self.assertEqual(netns.stale_sweeps(d, d), [(f"tbsweep-{alive}", alive)])
             self.assertEqual(netns.dead_state_owners(d), [alive])
 
