@@ -173,6 +173,13 @@ static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 		return;   /* gone already */
 	t->user_s += (double)st.utime / ticks;
 	t->sys_s += (double)st.stime / ticks;
+	/* A process that has come and gone between two samples (a server's
+	 * process per connection, with --reconnect) is in neither; its time
+	 * is in its parent's, once reaped. Only the group leader holds it. */
+	if (pid == tid) {
+		t->reaped_user_s += (double)st.cutime / ticks;
+		t->reaped_sys_s += (double)st.cstime / ticks;
+	}
 	t->tasks++;
 	t->running += st.state == 'R';
 	unsigned long long v;
@@ -288,6 +295,14 @@ static void exact_cpu(struct task_times *t)
 	t->sys_s = ticks > 0 ? run_s - t->user_s : 0;
 }
 
+/* The reaped children's time, in ticks summed by the kernel in ns: added
+ * after exact_cpu(), which scales only the live tasks' ticks. */
+static void add_reaped(struct task_times *t)
+{
+	t->user_s += t->reaped_user_s;
+	t->sys_s += t->reaped_sys_s;
+}
+
 void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n,
 		 pid_t driver_tid)
 {
@@ -297,6 +312,8 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	proc_run_tasks(client_tids, n, driver_tid, sort_task, s);
 	exact_cpu(&s->clients);
 	exact_cpu(&s->servers);
+	add_reaped(&s->clients);
+	add_reaped(&s->servers);
 	const struct task_times *cl = &s->clients, *sv = &s->servers;
 	if (c->from_proc[PERF_TASK_CLOCK])
 		s->perf[PERF_TASK_CLOCK] = cl->exec_ns + sv->exec_ns;

@@ -18,6 +18,7 @@ struct task_times {
 	uint64_t exec_ns, migrations;   /* schedstat's run time, sched's se.nr_migrations */
 	unsigned tasks;
 	unsigned running;               /* tasks runnable when read (state R) */
+	double reaped_user_s, reaped_sys_s;   /* of children reaped (a server's, --reconnect) */
 };
 
 enum cost_perf {
