@@ -43,6 +43,16 @@ for r in csv.DictReader(open(sys.argv[1])):
 	[ "$(grep -c '^| .*\*\*\(agrees\|disagrees\|cannot tell\)\*\* |' "$dir/verdict.md")" -eq "$rows" ] &&
 		ok "$name: verdict.md has the $rows rows" || not_ok "$name: verdict.md rows differ from verdict.csv's"
 	grep -q '^## Verdicts' "$dir/README.md" && ok "$name: README.md has the reading" || not_ok "$name: no README.md reading"
+	# A chart where some claim has two measured sides (quick runs may leave none).
+	if python3 -c 'import csv, sys
+sys.exit(not any(r["test"] != "noise" and r["mean_a"] and r["mean_b"] for r in csv.DictReader(open(sys.argv[1]))))' \
+		"$dir/verdict.csv"; then
+		[ -s "$dir/chart.png" ] && [ -s "$dir/chart.svg" ] && ok "$name: chart.png and chart.svg" ||
+			not_ok "$name: verdicts measured but no chart"
+		rm -f "$dir/chart.png"
+		expect_exit 0 "$name: chart DIR draws it again" "$RECIPE" chart "$dir"
+		[ -s "$dir/chart.png" ] && ok "$name: chart.png again" || not_ok "$name: chart DIR made no chart.png"
+	fi
 }
 
 mapfile -t NAMES < <("$RECIPE" list | cut -f1)

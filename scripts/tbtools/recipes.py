@@ -5,6 +5,7 @@ into the two sides of each claim (tbench-stats select), compares them
 (tbench-stats compare), and writes the verdicts (recipe_verdict) and a
 reading."""
 
+import argparse
 import csv
 import datetime
 import os
@@ -14,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from . import programs, recipe_file, recipe_verdict, store
+from . import programs, recipe_chart, recipe_file, recipe_verdict, store
 from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-recipe"
@@ -29,6 +30,8 @@ and writes into DIR:
                 what was measured with its 95% interval, the verdict
                 (agrees, disagrees, cannot tell) and why
   verdict.md    the same as a table for a reader
+  chart.png     each claim's two sides point by point, with their 95%
+                intervals and the change (and chart.svg)
   README.md     the reading: what the recipe checks, its command, the
                 machine, the table
   recipe.json   the recipe as run; sides/ and compare-CLAIM.csv: the
@@ -46,9 +49,11 @@ recipe (naming the file and field). man tbench-recipe says more."""
 
 
 def parser():
-    p = Parser(prog=PROG, usage=f"{PROG} [--quick] [--plan] [--out DIR] NAME|FILE.json|all\n       {PROG} list",
+    p = Parser(prog=PROG, usage=f"{PROG} [--quick] [--plan] [--out DIR] NAME|FILE.json|all\n"
+                                f"       {PROG} list\n       {PROG} chart DIR",
                description=HELP, epilog=USAGE_TAIL)
     p.add_argument("name", nargs="?", metavar="NAME")
+    p.add_argument("chart_dir", nargs="?", metavar="DIR", help=argparse.SUPPRESS)
     p.add_argument("--quick", action="store_true",
                    help="the recipe's quick variant: runs of seconds, for tests; its verdicts say little")
     p.add_argument("--plan", "-n", "--dry-run", dest="plan", action="store_true",
@@ -194,6 +199,7 @@ def run_one(name, opts, out, sweep, stats):
     table = recipe_verdict.md_table(rows)
     store.atomic_write(os.path.join(out, "verdict.csv"), recipe_verdict.csv_text(rows))
     store.atomic_write(os.path.join(out, "verdict.md"), f"# {recipe['title']}: verdicts\n\n" + table)
+    recipe_chart.draw(out, recipe["title"] + (" (quick variant)" if opts.quick else ""))
     store.atomic_write(os.path.join(out, "README.md"),
                        reading(name, recipe, variant, [sweep] + argv, out, sweep_rc, table,
                                time.monotonic() - started))
@@ -241,10 +247,16 @@ def reading(name, recipe, variant, cmd, out, sweep_rc, table, seconds):
             f"loadfile read: {loadfile_read(out)}.\n\n"
             f"Command (an argument list, shown quoted):\n\n    {shlex.join(cmd)}\n\n"
             "## The claims and their rules\n\n" + rules(recipe) + disturbed_note() +
-            "\n## Verdicts\n\n" + table +
+            "\n## Verdicts\n\n" + table + chart_line(out) +
             "\nmeasured: mean ± half-width of its 95% interval (runs), the change of B against A in % "
             "with its 95% interval (paired by rep where the runs pair up); tbench-stats compare's "
             "figures, in compare-CLAIM.csv. A verdict with 'cannot tell' says what would tell.\n")
+
+
+def chart_line(out):
+    """The chart under the table, where one was drawn."""
+    return "\n![each claim's two sides, with intervals](chart.png)\n" \
+        if os.path.isfile(os.path.join(out, "chart.png")) else ""
 
 
 def rules(recipe):
@@ -292,6 +304,23 @@ def run_all(opts, sweep, stats):
     return 0
 
 
+def redraw(out):
+    """chart.png of a recipe's results directory OUT, drawn again from its
+    verdict.csv and recipe.json (after a change to the chart, or for a
+    directory of an older version)."""
+    if not out:
+        raise UsageError("chart: name a recipe's results directory (one with verdict.csv)")
+    if not os.path.isfile(os.path.join(out, "verdict.csv")):
+        raise UsageError(f"{out}: no verdict.csv: not a recipe's results directory")
+    recipe = store.read_json(os.path.join(out, "recipe.json"))
+    title = recipe.get("title") if isinstance(recipe, dict) else None
+    if not isinstance(title, str):
+        raise UsageError(f"{out}/recipe.json: no field 'title' (a string)")
+    if not recipe_chart.draw(out, title):
+        raise RunError(f"{out}/verdict.csv: no claim with two measured sides: nothing to draw")
+    return 0
+
+
 def main(argv):
     opts = parser().parse_args(argv)
     if opts.version:
@@ -301,6 +330,10 @@ def main(argv):
         raise UsageError("name a recipe (tbench-recipe list), or all")
     if opts.name == "list":
         return list_recipes()
+    if opts.name == "chart":
+        return redraw(opts.chart_dir)
+    if opts.chart_dir:
+        raise UsageError(f"'{opts.chart_dir}': one recipe at a time (or all), as NAME")
     if opts.name != "all":
         recipe_file.load(recipe_file.path_of(opts.name))   # a bad recipe: exit 2 before any program is looked for
     sweep = find_sweep(opts.sweep)
