@@ -87,9 +87,9 @@ def draw(out, title):
                 "its 95% interval and the verdict")
         body = (f"set multiplot layout {len(groups)},1 title {gnuplot_str(title + chr(10) + note)}\n"
                 "set style fill solid 0.85 border lc rgb '#333333'\nset boxwidth 0.34\nset bars 2\n"
-                "set grid ytics lc rgb '#dddddd'\nset key top left opaque box\nset tmargin 5\n")
+                "set grid ytics lc rgb '#dddddd'\nset key below horizontal\nset tmargin 5\n")
         for i, rows in enumerate(groups):
             body += panel(rows, os.path.join(tmp, f"claim{i}.dat"), i)
         body += "unset multiplot\n"
-        gnuplot.render("chart", body, (1000, 330 + 330 * len(groups)), out, tmp)
+        gnuplot.render("chart", body, (1000, 360 + 360 * len(groups)), out, tmp)
     return True
