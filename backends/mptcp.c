@@ -97,7 +97,7 @@ const struct backend backend_mptcp = {
 	.summary = "MPTCP to tbench_srv --mptcp at SERVER:" WIRE_PORT_STRING
 		   ", or to its own MPTCP server on 127.0.0.1",
 	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
-		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_MULTIPATH,
+		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_MULTIPATH | BACKEND_COPY_REPLIES,
 	/* MPTCP over its TCP subflow: every step of tcp's and its own */
 	.path = { .extends = "tcp", .layer = "mptcp", .adds = "MPTCP over its TCP subflow",
 		  .drops_replies = true },

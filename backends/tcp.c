@@ -377,7 +377,8 @@ const struct backend backend_tcp = {
 	.summary = "TCP to tbench_srv at SERVER:" WIRE_PORT_STRING
 		   ", or to its own server on 127.0.0.1 (default)",
 	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
-		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_OFFLOADS | BACKEND_WIRE | BACKEND_SWEPT,
+		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_OFFLOADS | BACKEND_WIRE | BACKEND_SWEPT |
+		 BACKEND_COPY_REPLIES,
 	/* the socket layer and TCP/IP, not unix's path: beside unix */
 	.path = { .extends = "nop", .layer = "tcpip", .adds = "TCP/IP over loopback",
 		  .differs_from = "unix", .drops_replies = true },

@@ -347,7 +347,7 @@ const struct backend backend_tcp_zc = {
 	.name = "tcp-zc",
 	.summary = "tcp with MSG_ZEROCOPY sends of large requests: tcp minus the send copy",
 	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
-		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER,
+		 BACKEND_SOCKOPTS | BACKEND_OWN_SERVER | BACKEND_COPY_REPLIES,
 	/* tcp's path with pinning and completions in place of the send copy */
 	.path = { .extends = "nop", .layer = "tcp_zc", .adds = "TCP/IP with MSG_ZEROCOPY sends",
 		  .differs_from = "tcp", .drops_replies = true },

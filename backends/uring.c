@@ -890,7 +890,7 @@ const struct backend backend_uring = {
 	.summary = "TCP through io_uring (send and receive linked) to tbench_srv at SERVER, "
 		   "or to io_uring servers of its own",
 	.flags = BACKEND_TAKES_SERVER | BACKEND_TCP | BACKEND_RECONNECTS | BACKEND_FAMILY |
-		 BACKEND_SOCKOPTS,
+		 BACKEND_SOCKOPTS | BACKEND_COPY_REPLIES,
 	/* io_uring's submissions in place of tcp's system calls: beside tcp */
 	.path = { .extends = "nop", .layer = "uring", .adds = "TCP/IP through io_uring",
 		  .differs_from = "tcp", .drops_replies = true },

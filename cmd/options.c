@@ -220,7 +220,7 @@ static void help_texts(struct help_texts *h)
 		 "'-b list' for scripts; default %s)", backends[0]->name);
 	snprintf(h->copy_replies, sizeof(h->copy_replies), "%s: copy reply bodies to user space "
 		 "(default: the kernel drops them, as dbench)",
-		 backend_names_with(BACKEND_TCP | BACKEND_TAKES_SERVER, names, sizeof(names)));
+		 backend_names_with(BACKEND_COPY_REPLIES, names, sizeof(names)));
 	snprintf(h->family, sizeof(h->family), "%s: IPv4 or IPv6 (own servers on 127.0.0.1 or ::1; "
 		 "SERVER's addresses of that family)",
 		 backend_names_with(BACKEND_FAMILY, names, sizeof(names)));

@@ -286,3 +286,18 @@ void model_paths_label(const struct decomp_model *m, const char *lower, const ch
 	snprintf(buf + n, size - (size_t)n, "; %s's reply bodies stay in the kernel (unless "
 		 "--copy-replies), %s's are copied", drops->name, copies->name);
 }
+
+bool model_drops_replies(const struct decomp_model *m, const char *level)
+{
+	const struct backend *b = backend_of(m, level);
+	return b && b->path.drops_replies;
+}
+
+void model_paths_label_copied(const struct decomp_model *m, const char *lower, const char *upper,
+			      char *buf, size_t size)
+{
+	const struct backend *a = backend_of(m, lower), *b = backend_of(m, upper);
+	const char *drops = a && a->path.drops_replies ? a->name : b ? b->name : upper;
+	snprintf(buf, size, "%s − %s: different paths, not a layer; like with like: both copy reply "
+		 "bodies (%s with --copy-replies)", b ? b->name : upper, a ? a->name : lower, drops);
+}

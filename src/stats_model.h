@@ -65,5 +65,12 @@ enum path_relation model_relation(const struct decomp_model *m, const char *lowe
  * reply bodies reach user space and the other's do not, a note saying so. */
 void model_paths_label(const struct decomp_model *m, const char *lower, const char *upper,
 		       char *buf, size_t size);
+/* Whether the backend of a level drops reply bodies in the kernel unless
+ * told --copy-replies (its registry entry's path.drops_replies). */
+bool model_drops_replies(const struct decomp_model *m, const char *level);
+/* The label of such a pair compared like with like: the dropping side's
+ * runs made with --copy-replies (runs.csv's copy_replies=on). */
+void model_paths_label_copied(const struct decomp_model *m, const char *lower, const char *upper,
+			      char *buf, size_t size);
 
 #endif

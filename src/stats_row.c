@@ -42,6 +42,7 @@ static char *not_available_of(const struct row_input *in, const struct column *c
 static char *disturbed_of(const struct row_input *in, const struct column *c);
 static char *inject_of(const struct row_input *in, const struct column *c);
 static char *sysctls_of(const struct row_input *in, const struct column *c);
+static char *copy_replies_of(const struct row_input *in, const struct column *c);
 
 /* The JSON paths that sum_of adds up for a column of that rule, by name. */
 static const struct {
@@ -87,6 +88,8 @@ static const struct column columns[] = {
 	{ "rate", JP_NONE, COL_SET | COL_KNOB, NULL },     /* tc tbf rate */
 	/* tbench --inject-ns: a known cost per exchange, to calibrate a study */
 	{ "inject_ns", JP_SETTINGS_INJECT_NS, COL_SET | COL_KNOB, inject_of },
+	/* tbench --copy-replies: tcp's reply bodies copied as unix's are (like with like) */
+	{ "copy_replies", JP_SETTINGS_COPY_REPLIES, COL_SET | COL_KNOB, copy_replies_of },
 	/* tbench --netns --sysctl: "name=value;name=value" as asked, in that order */
 	{ "sysctl", JP_NETNS_SYSCTLS, COL_SET | COL_KNOB, sysctls_of },
 	{ "rep", JP_NONE, COL_SET, NULL },
@@ -516,6 +519,16 @@ static char *inject_of(const struct row_input *in, const struct column *c)
 	if (set)
 		return xstrdup(set);
 	return xstrdup(*json && strcmp(json, "0") != 0 ? json : ROW_NOT_VARIED);
+}
+
+/* --copy-replies as the sweep asked; a run given it by hand says "on" (its
+ * JSON's settings.copy_replies); without it, not varied. */
+static char *copy_replies_of(const struct row_input *in, const struct column *c)
+{
+	const char *set = set_value(in, c->name);
+	if (set)
+		return xstrdup(set);
+	return xstrdup(strcmp(json_text(in, c->json), "true") == 0 ? "on" : ROW_NOT_VARIED);
 }
 
 /* netns.sysctls as "name=value;name=value": the values asked for (the

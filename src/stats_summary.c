@@ -641,6 +641,22 @@ size_t decompose(struct layer_row **rows, const struct summary *s, const struct 
 }
 
 /* Each step of the model off the stack whose two levels are at the count. */
+/* A level's point for a pair of different paths: like with like where
+ * the sweep has it, i.e. a backend that drops reply bodies in the kernel
+ * at copy_replies=on (tbench --copy-replies), as the other side copies
+ * them; else the level's first point. *copied: set when so. */
+static const struct point *paths_point(const struct summary *s, const char *level,
+				       const char *clients, const struct decomp_model *m, bool *copied)
+{
+	char like[256];
+	const struct point *p = NULL;
+	if (model_drops_replies(m, level) &&
+	    snprintf(like, sizeof(like), "%s:copy_replies=on", level) < (int)sizeof(like))
+		p = level_point(s, like, clients);
+	*copied = *copied || p;
+	return p ? p : level_point(s, level, clients);
+}
+
 static void pairs_at(struct layer_row **rows, size_t *n, size_t *cap, const struct summary *s,
 		     const char *clients, const struct decomp_model *m)
 {
@@ -648,10 +664,21 @@ static void pairs_at(struct layer_row **rows, size_t *n, size_t *cap, const stru
 		const struct model_step *st = &m->step[k];
 		if (st->kind == STEP_STACK)
 			continue;
-		const struct point *a = level_point(s, st->upper, clients);
-		const struct point *b = level_point(s, st->lower, clients);
-		if (a && b)
-			add_layer(new_row(rows, n, cap), clients, st->upper, a, st->lower, b, m);
+		bool copied = false, paths = st->kind == STEP_PATHS;
+		const struct point *a = paths ? paths_point(s, st->upper, clients, m, &copied)
+					      : level_point(s, st->upper, clients);
+		const struct point *b = paths ? paths_point(s, st->lower, clients, m, &copied)
+					      : level_point(s, st->lower, clients);
+		if (!a || !b)
+			continue;
+		struct layer_row *r = new_row(rows, n, cap);
+		add_layer(r, clients, st->upper, a, st->lower, b, m);
+		if (copied && model_drops_replies(m, st->upper) != model_drops_replies(m, st->lower)) {
+			char label[512];
+			model_paths_label_copied(m, st->lower, st->upper, label, sizeof(label));
+			free(r->label);
+			r->label = xstrdup(label);
+		}
 	}
 }
 

@@ -238,18 +238,18 @@ rows_cli() {
 	grep -qx cost_cpu_us "$TL_TMP/out" && grep -qx wall_us_per_op "$TL_TMP/out" && grep -qx mb_per_sec "$TL_TMP/out" &&
 		! grep -qx rep "$TL_TMP/out" && ok "figures: the numbers of a run, not its names" || not_ok "row --figures: $(cat "$TL_TMP/out")"
 	expect_exit 0 "row --knobs" "$STATS" row --knobs
-	[ "$(paste -sd, "$TL_TMP/out")" = offload,tso,gso,gro,mtu,cc,nodelay,sndbuf,rcvbuf,family,placement,rate,inject_ns,sysctl ] &&
+	[ "$(paste -sd, "$TL_TMP/out")" = offload,tso,gso,gro,mtu,cc,nodelay,sndbuf,rcvbuf,family,placement,rate,inject_ns,copy_replies,sysctl ] &&
 		ok "knobs: the sweep's, in the order of runs.csv" || not_ok "row --knobs: $(cat "$TL_TMP/out")"
 	expect_exit 0 "summarize rows.csv: every figure" "$STATS" summarize "$data/rows.csv"
 	# keys: backend, clients, model, then the knobs; the --netns run varied mtu and placement
-	local netns_run='tcp,4,processes,off,-,-,-,1500,-,-,-,-,-,split,-,-,net.ipv4.tcp_autocorking=0;net.ipv4.tcp_rmem=4096 131072 6291456'
+	local netns_run='tcp,4,processes,off,-,-,-,1500,-,-,-,-,-,split,-,-,-,net.ipv4.tcp_autocorking=0;net.ipv4.tcp_rmem=4096 131072 6291456'
 	check "summary keys: dimensions, then the read-backs carried" grep -q \
-		'^backend,clients,model,offload,tso,gso,gro,mtu,cc,nodelay,sndbuf,rcvbuf,family,placement,rate,inject_ns,sysctl,tso_read,gso_read,gro_read,sysctl_read,n,' "$TL_TMP/out"
+		'^backend,clients,model,offload,tso,gso,gro,mtu,cc,nodelay,sndbuf,rcvbuf,family,placement,rate,inject_ns,copy_replies,sysctl,tso_read,gso_read,gro_read,sysctl_read,n,' "$TL_TMP/out"
 	check_near "cost_cpu_us of the --netns run" "$(field "$TL_TMP/out" "$netns_run" cost_cpu_us_mean)" 21.421 1e-9
 	check_near "its payload bytes per segment" "$(field "$TL_TMP/out" "$netns_run" cost_payload_bytes_per_segment_mean)" 2741.4 1e-9
 	[ "$(field "$TL_TMP/out" "$netns_run" tso_read)" = off ] && ok "summary carries the read-back TSO" || not_ok "summary tso_read"
 	# An older runs.csv (tso, gso, gro read back; no knob columns but offload): the read-backs are no keys.
-	grep -v '^#' "$data/rows.csv" | cut -d, -f1-3,17-24,26- | sed '1s/tso_read,gso_read,gro_read/tso,gso,gro/' >"$TL_TMP/old.csv"
+	grep -v '^#' "$data/rows.csv" | cut -d, -f1-3,18-25,27- | sed '1s/tso_read,gso_read,gro_read/tso,gso,gro/' >"$TL_TMP/old.csv"
 	expect_exit 0 "summarize an older runs.csv" "$STATS" summarize "$TL_TMP/old.csv"
 	check "older runs.csv: keys backend,clients,model,offload; tso read back" grep -q \
 		'^backend,clients,model,offload,tso_read,gso_read,gro_read,n,' "$TL_TMP/out"

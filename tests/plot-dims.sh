@@ -283,7 +283,7 @@ compared() {
 	make_runs 1.1 >"$TL_TMP/b.csv"
 	"$STATS" select --columns backend,clients,offload,mtu,placement,rep,model,status,mb_per_sec "$TL_TMP/b.csv" >"$b/runs.csv"
 	expect_exit 0 "tbench-compare --csv: B's tcp at mtu 65536 split 10% faster" "$COMPARE" --csv "$sweep" "$b"
-	head -n 1 "$TL_TMP/out" | grep -q '^backend,clients,model,offload,tso,gso,gro,mtu,cc,nodelay,sndbuf,rcvbuf,family,placement,rate,inject_ns,sysctl,n_a,' &&
+	head -n 1 "$TL_TMP/out" | grep -q '^backend,clients,model,offload,tso,gso,gro,mtu,cc,nodelay,sndbuf,rcvbuf,family,placement,rate,inject_ns,copy_replies,sysctl,n_a,' &&
 		ok "points named by every dimension" || not_ok "compare header: $(head -n 1 "$TL_TMP/out")"
 	# columns by their names in the header: compare adds columns at the end
 	[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }

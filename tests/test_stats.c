@@ -842,6 +842,43 @@ static void layer_equivalence(struct layer_row *r)
 	CHECK_NEAR(r[4].eq.shown, 100 * (2 + stats_t_quantile(0.95, 50.0 / 17) * sqrt(5.0 / 3)) / 11, 1e-6);
 }
 
+/* tcp − unix like with like: tcp's point at copy_replies=on where the
+ * sweep has one (tests/data/like-with-like.csv). */
+static void paths_like_with_like(void)
+{
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	struct strlist keys = strlist_split("backend,clients,offload,copy_replies");
+	struct layer_row *r;
+	struct decomp_model m;
+
+	test_model(&m);
+	CHECK(table_read(&t, TBENCH_SRCDIR "/tests/data/like-with-like.csv", &err) == 0);
+	CHECK(summarize_any(&s, &t, &keys, "cost_cpu_us", 0, &err) == 0);
+	size_t n = decompose_model(&r, &s, &m);
+	const struct layer_row *paths = NULL, *offload = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(r[i].name, "tcp-unix") == 0)
+			paths = &r[i];
+		if (strcmp(r[i].name, "offload") == 0)
+			offload = &r[i];
+	}
+	CHECK(paths && offload);
+	if (paths) {
+		CHECK_NEAR(paths->mean, 12 - 11, 1e-12);
+		CHECK_STR(paths->label, "tcp − unix: different paths, not a layer; like with like: both "
+			  "copy reply bodies (tcp with --copy-replies)");
+	}
+	if (offload)
+		CHECK_NEAR(offload->mean, 10 - 8, 1e-12);
+	layer_rows_free(r, n);
+	summary_free(&s);
+	table_free(&t);
+	strlist_free(&keys);
+	model_free(&m);
+}
+
 /* The layers of tests/data/layers.csv, worked out in its comments. */
 static void layers(void)
 {
@@ -1428,6 +1465,7 @@ int main(void)
 	disturbed_runs();
 	model_from_registry();
 	layers();
+	paths_like_with_like();
 	comparisons();
 	knob_points();
 	knob_comparisons();

@@ -17,10 +17,12 @@ from .errors import UsageError
 
 # scope:    which backends a knob means something to: net (whose bytes
 #           cross a network device, --net-backends), sock (sockopts in
-#           tbench -b list), wire (wire in tbench -b list), all.
+#           tbench -b list), wire (wire in tbench -b list), replies
+#           (copy-replies in tbench -b list), all.
 # kind:     the values it takes (VALUE_CHECKS).
 # apply:    offloads (tbench --netns --offload..., ethtool -K), opt:OPTION
 #           (tbench OPTION VALUE; mtu only when tbench makes the namespace),
+#           flag:OPTION (tbench OPTION when on, nothing when off),
 #           sockopt:NAME (tbench -T NAME=VALUE, and tbench_srv's), placement
 #           (tbench --cpus, --server-cpus), model (--threads), - (not tbench).
 # device:   what the sweep sets itself on the devices a run crosses (--veth,
@@ -43,6 +45,7 @@ BEHAVIOUR = {
     "model": Behaviour("all", "model", "model", "-", "json:settings.model"),
     "rate": Behaviour("wire", "rate", "-", "rate", "device"),
     "inject_ns": Behaviour("all", "nanoseconds", "opt:--inject-ns", "-", "json:settings.inject_ns"),
+    "copy_replies": Behaviour("replies", "onoff", "flag:--copy-replies", "-", "json:settings.copy_replies"),
     # Varied as sysctl:NAME=V1,V2 (a dimension per NAME); runs.csv's one
     # sysctl column holds them all, "NAME=V;NAME=V", in the order varied.
     "sysctl": Behaviour("all", "sysctl", "sysctl", "-", "tbench"),
@@ -51,7 +54,7 @@ SYSCTL_PREFIX = "sysctl:"
 # The knobs that make up one offload setting, named by the offload column.
 OFFLOADS = ("offload", "tso", "gso", "gro")
 # The order knobs are listed in: by the backends they apply to.
-SCOPE_ORDER = ("net", "sock", "all", "wire")
+SCOPE_ORDER = ("net", "sock", "replies", "all", "wire")
 
 VALUE_CHECKS = {
     "onoff": (r"on|off", None, "on or off"),
@@ -177,7 +180,7 @@ class Knobs:
             return True
         if scope == "net":
             return self.net == "all" or backend in self.net
-        return self.backends.has(backend, "sockopts" if scope == "sock" else "wire")
+        return self.backends.has(backend, {"sock": "sockopts", "replies": "copy-replies"}.get(scope, scope))
 
     def combos(self, backend):
         """Every combination of the varied knobs for BACKEND, as tuples of
@@ -227,6 +230,8 @@ class Knobs:
                 args += ["--mtu", v] if tbench_ns else []
             elif apply.startswith("opt:"):
                 args += [apply[4:], v]
+            elif apply.startswith("flag:"):
+                args += [apply[5:]] if v == "on" else []
             elif apply == "placement":
                 cpus, server_cpus = self.placement_cpus(v)
                 args += ["--cpus", cpus] if cpus else []

@@ -124,7 +124,8 @@ def help_text(explicit_tbench):
             return f"those with {' '.join(caps)} in 'tbench -b list'"
         return ",".join(backends.with_caps(*caps))
     return HELP.format(prog=PROG, default=bw("default"), offloads=bw("offloads"), sockopts=bw("sockopts"),
-                       wire=bw("wire"), multipath=bw("multipath"), server=bw("server"),
+                       wire=bw("wire"), replies=bw("copy-replies"), multipath=bw("multipath"),
+                       server=bw("server"),
                        max_reps=precision.DEFAULT_MAX_REPS)
 
 
@@ -233,6 +234,10 @@ kernel refuses fails those runs with the reason, and the sweep goes on.
   inject_ns=NS,...    tbench --inject-ns: NS nanoseconds spun after every
                       exchange, a known cost to calibrate a study; every
                       backend
+  copy_replies=on,off tbench --copy-replies: reply bodies copied to user
+                      space (as unix's, pipe's are), not dropped by the
+                      kernel: {replies}; decompose compares tcp with
+                      unix at on
   sysctl:NAME=V,...   any net.* sysctl, set by tbench --netns --sysctl in the
                       run's own namespace (loopback mode only; the host's
                       never change), a dimension per NAME, e.g.

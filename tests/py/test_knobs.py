@@ -143,5 +143,23 @@ class Calibration(unittest.TestCase):
             self.assertIn(said, str(e.exception))
 
 
+class CopyReplies(unittest.TestCase):
+    """copy_replies (tbench --copy-replies): a flag, for the backends that drop reply bodies."""
+    ALL = STATS_KNOBS + ["copy_replies"]
+    HEAD = HEADER[:14] + ["copy_replies"] + HEADER[14:]
+
+    def test_a_flag_where_it_applies(self):
+        backends = FakeBackends()
+        backends.caps = dict(backends.caps, tcp=backends.caps["tcp"] | {"copy-replies"})
+        k = knobs.Knobs(knobs.parse_vary([("--vary", "copy_replies=off,on")], knobs.offered(self.ALL)),
+                        backends, ["tcp"], self.HEAD, self.ALL)
+        self.assertEqual(k.combos("tcp"), [(("copy_replies", "off"),), (("copy_replies", "on"),)])
+        self.assertEqual(k.combos("unix"), [(("copy_replies", "n/a"),)])
+        self.assertEqual(k.tbench_args((("copy_replies", "on"),), True, True), ["--copy-replies"])
+        self.assertEqual(k.tbench_args((("copy_replies", "off"),), True, True), [])
+        wrong, _ = k.check_json({"settings": {"copy_replies": False}}, (("copy_replies", "on"),), True, True)
+        self.assertEqual(wrong, ["copy_replies=on read back as settings.copy_replies = false, not true"])
+
+
 if __name__ == "__main__":
     unittest.main()
