@@ -148,7 +148,7 @@ class Runner:
             run_s = float(s.opts.time) + float(s.opts.warmup)
             log.flush()
             rc = supervise.interruptible(s.remote.clients_run, json_part, log.name, cmd, run_s)
-            why += [s.remote.clients_why()] if s.remote.clients_why() else []
+            why += [w for w in (s.remote.clients_why(),) if w]
         else:
             argv = s.net.argv(ns, cmd) if ns else cmd
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
