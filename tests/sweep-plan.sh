@@ -317,7 +317,7 @@ knob_errors() {
 		expect_exit 2 "usage error: $bad" "$SWEEP" --plan --backends tcp,pipe $bad
 		grep -qF -- "$why" "$TL_TMP/err" && ok "says: $why" || not_ok "says '$why': $(cat "$TL_TMP/err")"
 	done <<'EOF'
---vary nosuch=1|unknown knob 'nosuch' (knobs: offload tso gso gro mtu cc nodelay sndbuf rcvbuf family placement inject_ns sysctl:NAME model rate)
+--vary nosuch=1|unknown knob 'nosuch' (knobs: offload tso gso gro mtu cc nodelay sndbuf rcvbuf family copy_replies placement inject_ns sysctl:NAME model rate)
 --vary mtu|--vary 'mtu': give NAME=V1,V2,...
 --vary mtu=|--vary mtu=: an empty value
 --vary mtu=1500,|--vary mtu=1500,: an empty value
