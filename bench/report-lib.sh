@@ -3,17 +3,24 @@
 # report prints (medians, paired ratios and costs, their intervals) comes
 # from tbench-stats paired (man tbench-stats), never from arithmetic here,
 # so that the reports and the sweeps compute the same things one way.
-# Needs scripts/lib/common.sh (tb_find) and PROG sourced and set first.
+# Needs scripts/lib/common.sh (die) and PROG sourced and set first.
 
 # bench_stats_find PREFER-DIR: sets BENCH_STATS to the tbench-stats to use:
 # $TBENCH_STATS, else the one in PREFER-DIR (the directory of the tbench in
-# use), else where common.sh's tb_find looks (the source tree, build/, here,
-# PATH). Exits when there is none.
+# use), else the tree's build/, else PATH's; each only when its --version
+# says it is this suite's. Exits when there is none.
 bench_stats_find() { # PREFER-DIR
-	local bench_dir
-	bench_dir=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
-	BENCH_STATS=$(SCRIPT_DIR=$bench_dir tb_find tbench-stats "TBENCH_STATS=PATH" \
-		"${TBENCH_STATS:-}" "$1") || exit
+	local tree c
+	tree=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+	for c in "${TBENCH_STATS:-}" "$1/tbench-stats" "$tree/build/tbench-stats" "$(command -v tbench-stats || true)"; do
+		if [ -z "$c" ] || [ ! -x "$c" ]; then continue; fi
+		if "$c" --version 2>/dev/null | grep -q 'tbench suite'; then
+			BENCH_STATS=$c
+			return
+		fi
+		[ "$c" != "${TBENCH_STATS:-}" ] || die "TBENCH_STATS=$c: not this suite's tbench-stats (its --version)"
+	done
+	die "no tbench-stats of this suite in $1, $tree/build or PATH: build it, or set TBENCH_STATS=PATH"
 }
 
 # bench_ram_gib DECIMALS: the machine's memory (MemTotal) in GiB, rounded
