@@ -96,7 +96,7 @@ measure_trace() {
 # links to ("results/...-recipes/"), claim and point by point.
 measure_recipes() {
 	local before quick=() key verdict old
-	before=$(grep -o 'results/[^)]*-recipes/' "$here/README.md" | head -n 1)
+	before=$(grep -o 'results/[^]()[ ]*-recipes/' "$here/README.md" | head -n 1)
 	[ "$QUICK" = 0 ] || quick=(--quick)
 	if ! "$here/scripts/tbench-recipe" "${quick[@]}" --out "$OUT/recipes" all; then
 		add_row recipes "$(claim recipes 2)" "tbench-recipe all failed (it says why above)" failed
