@@ -87,7 +87,7 @@ class Session:
         self.blocks = self.runs = 0
         self.t0 = time.monotonic()
         self.servers = {}
-        self.verdict = self.status = None
+        self.verdict = self.status = self.runner = None
 
     def find_programs(self):
         o = self.o
@@ -179,9 +179,9 @@ class Session:
         return ""
 
     def run_blocks(self):
-        runner = ab_runs.Runs(self.out, self.stats, self.tbench, self.common,
-                              {s: srv.port for s, srv in self.servers.items()}, self.sitting, self.results)
-        self.runner = runner
+        runner = self.runner = ab_runs.Runs(self.out, self.stats, self.tbench, self.common,
+                                            {s: srv.port for s, srv in self.servers.items()}, self.sitting,
+                                            self.results)
         self.first_rep = 1 + max((int(r[0]) for r in self.results.select(["rep"]) if r[0].isdigit()), default=0)
         n, why = 0, ""
         while not why:
@@ -191,9 +191,7 @@ class Session:
                 self.verdict = self.judge()
             why = self.why_stop()
             if self.verdict and not why:
-                half = ab_verdict.half_width(self.verdict)
-                print(f"{PROG}: after {n} blocks: {self.verdict.kind}, change {self.verdict.change:+.2f}% "
-                      f"± {half:.2f}%", flush=True)
+                print(f"{PROG}: after {n} blocks: {ab_verdict.progress(self.verdict)}", flush=True)
         return why
 
     # ---- the verdict and meta.json
@@ -211,8 +209,10 @@ class Session:
         if self.baseline:
             warn = ab_baseline.boot_warning(self.sittings())
             lines += [warn] if warn else []
-        lines += [f"stopped: {why}"] + [f"note: {n}" for n in getattr(self, "runner", None) and self.runner.notes or []]
-        return lines
+        return lines + [f"stopped: {why}"] + [f"note: {n}" for n in self.notes()]
+
+    def notes(self):
+        return list(self.runner.notes) if self.runner else []
 
     def sittings(self):
         got = {"a": [], "b": []}
@@ -237,7 +237,7 @@ class Session:
                      "min_blocks": self.min_blocks, "max_blocks": self.max_blocks, "budget_s": self.budget,
                      "seed": self.seed},
             "blocks": self.blocks, "runs": self.runs, "seconds": round(time.monotonic() - self.t0, 1),
-            "notes": list(self.runner.notes) if hasattr(self, "runner") else [],
+            "notes": self.notes(),
             "verdict": {"kind": v.kind, "text": lines[0], "change_pct": v.change, "lo_pct": v.lo, "hi_pct": v.hi,
                         "mde_pct": v.mde, "margin_shown_pct": v.margin_shown, "method": v.method,
                         "pairs": v.pairs, "level": v.level, "exit_status": rc} if v else None,

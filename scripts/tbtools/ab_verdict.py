@@ -62,6 +62,12 @@ def _pct(x):
     return "-" if x is None else f"{x:+.2f}%"
 
 
+def progress(v):
+    """The line after a block: the verdict so far."""
+    half = half_width(v)
+    return f"{v.kind} so far, change {_pct(v.change)} ± {'-' if half is None else f'{half:.2f}%'}"
+
+
 def sentence(v, figure, blocks, why_stopped):
     """The verdict line, as printed and written to verdict.txt."""
     interval = f"[{_pct(v.lo)}, {_pct(v.hi)}]"
