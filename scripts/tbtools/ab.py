@@ -12,6 +12,9 @@ from . import ab_baseline, ab_plan, ab_runs, ab_verdict, fingerprint, programs, 
 from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-ab"
+# Where the programs are looked for first: beside the script that was run
+# (bin/ of an install), not beside this package (share/tbench/python).
+SCRIPT_DIR = os.path.dirname(os.path.realpath(sys.argv[0]))
 # A failed run or a usage error under --bisect: git bisect run stops on
 # 128 and above, where 1 or 2 would call the commit bad.
 BISECT_STOP = 128
@@ -91,11 +94,13 @@ class Session:
 
     def find_programs(self):
         o = self.o
-        default = programs.find(PROG, "tbench", "--a-tbench PATH or TBENCH=PATH", os.environ.get("TBENCH"))
+        default = programs.find(PROG, "tbench", "--a-tbench PATH or TBENCH=PATH", os.environ.get("TBENCH"),
+                                script_dir=SCRIPT_DIR)
         self.tbench = {s: (programs.find(PROG, "tbench", f"--{s}-tbench", getattr(o, f"{s}_tbench"))
                            if getattr(o, f"{s}_tbench") else default) for s in ab_plan.SIDES}
         self.versions = {s: programs.version_of(p)[0] for s, p in self.tbench.items()}
-        self.stats = programs.find_stats(PROG, o.stats)
+        self.stats = programs.find(PROG, "tbench-stats", "--tbench-stats PATH or TBENCH_STATS=PATH",
+                                   o.stats or os.environ.get("TBENCH_STATS"), os.path.dirname(default), SCRIPT_DIR)
         figures = programs.run_stats(self.stats, ["row", "--figures"]).split()
         if o.figure not in figures:
             raise UsageError(f"--figure: '{o.figure}' is not a figure of tbench-stats row --figures "
@@ -241,7 +246,7 @@ class Session:
             "verdict": {"kind": v.kind, "text": lines[0], "change_pct": v.change, "lo_pct": v.lo, "hi_pct": v.hi,
                         "mde_pct": v.mde, "margin_shown_pct": v.margin_shown, "method": v.method,
                         "pairs": v.pairs, "level": v.level, "exit_status": rc} if v else None,
-            "tbench_stats": self.stats, "git_revision": results.git_revision(programs.SCRIPT_DIR),
+            "tbench_stats": self.stats, "git_revision": results.git_revision(SCRIPT_DIR),
         }
         results.write_meta(os.path.join(self.out, "meta.json"), doc)
 

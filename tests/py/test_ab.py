@@ -181,3 +181,55 @@ class Baseline(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+FAKE_TBENCH = """#!/usr/bin/env python3
+# A tbench that writes run-ok.json to --json, disturbed the first time
+# (a file beside it counts the calls), or fails when asked to.
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+calls = os.path.join(here, "calls")
+n = int(open(calls).read()) if os.path.exists(calls) else 0
+open(calls, "w").write(str(n + 1))
+if "--fail" in sys.argv:
+    print("fake tbench: asked to fail", file=sys.stderr)
+    sys.exit(1)
+doc = json.load(open(os.environ["RUN_OK_JSON"]))
+doc["noise"] = {"disturbed": n == 0, "reasons": ["steal 9%"] if n == 0 else []}
+json.dump(doc, open(sys.argv[sys.argv.index("--json") + 1], "w"))
+"""
+
+
+class Runs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        d = self.tmp.name
+        self.fake = os.path.join(d, "tbench")
+        with open(self.fake, "w") as f:
+            f.write(FAKE_TBENCH)
+        os.chmod(self.fake, 0o755)
+        os.environ["RUN_OK_JSON"] = os.path.join(DATA, "run-ok.json")
+        os.makedirs(os.path.join(d, "out", "runs"))
+        from tbtools import results, store
+        self.results = results.Results(os.path.join(d, "out"), STATS)
+        store.atomic_write(self.results.runs_csv, ab_runs.header(STATS) + "\n")
+        self.runs = ab_runs.Runs(os.path.join(d, "out"), STATS, {"a": self.fake, "b": self.fake}, ["1"], {},
+                                 "s1", self.results)
+
+    def test_a_disturbed_run_runs_once_more_and_is_noted(self):
+        side = ab_plan.Side("b", None, None, [], [])
+        self.runs.run(side, 1, 1, 2)
+        self.assertEqual(len(self.runs.notes), 1)
+        self.assertIn("steal 9%", self.runs.notes[0])
+        rows = self.results.select(["variant", "rep", "sitting", "json"])
+        self.assertEqual(rows, [["b", "1", "s1", "runs/block001-2-b-again.json"]])
+
+    def test_a_failed_run_names_its_side_and_says_why(self):
+        from tbtools.errors import RunError
+        side = ab_plan.Side("a", None, None, ["--fail"], [])
+        with self.assertRaises(RunError) as e:
+            self.runs.run(side, 2, 3, 1)
+        self.assertIn("side A failed in block 2 run 1", str(e.exception))
+        self.assertIn("asked to fail", str(e.exception))
+        self.assertEqual(self.results.select(["variant"]), [])
