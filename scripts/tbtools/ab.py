@@ -49,7 +49,8 @@ def parser():
         p.add_argument(f"--{s}-tbench", metavar="PATH", help=f"the tbench of side {S} (default: this suite's)")
         p.add_argument(f"--{s}-srv", metavar="PATH", help=f"a tbench_srv side {S} starts and talks to over "
                        "loopback TCP (default: tbench's own server)")
-        p.add_argument(f"--{s}-args", metavar="'ARGS'", help=f"more tbench arguments of side {S}, split as a shell would")
+        p.add_argument(f"--{s}-args", metavar="'ARGS'", help=f"more tbench arguments of side {S}, split as a shell would "
+                       f"(one word that starts with -: --{s}-args=--threads)")
         p.add_argument(f"--{s}-sysctl", metavar="NAME=V", action="append",
                        help=f"a net.* sysctl of side {S}, set by tbench --netns --sysctl in the run's own "
                             "namespace (repeatable)")
