@@ -80,11 +80,17 @@ class Runs:
     def _tbench(self, side, rid, block, k):
         json_path = os.path.join(self.out, "runs", rid + ".json")
         log_path = os.path.join(self.out, "runs", rid + ".log")
-        cmd = ab_plan.command(side, self.tbench[side.name], self.common, json_path, self.ports.get(side.name))
+        # Written as .part and renamed whole, as a sweep's runs are: a run
+        # cut short leaves no JSON that looks finished.
+        cmd = ab_plan.command(side, self.tbench[side.name], self.common, json_path + ".part",
+                              self.ports.get(side.name))
         try:
-            with open(log_path, "w") as log:
+            with open(log_path + ".part", "w") as log:
                 print("+ " + " ".join(cmd), file=log, flush=True)
                 rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT).returncode
+            os.replace(log_path + ".part", log_path)
+            if rc == 0:
+                os.replace(json_path + ".part", json_path)
         except OSError as e:
             raise RunError(f"side {side.name.upper()}, block {block} run {k}: {e.filename or cmd[0]}: "
                            f"{e.strerror}") from None
