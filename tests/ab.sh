@@ -55,6 +55,7 @@ grep -q '^no verdict' "$TL_TMP/fail/verdict.txt" && ok "no verdict from a failed
 expect_exit 2 "a sysctl outside net." "$AB" --out "$TL_TMP/u1" --a-sysctl kernel.pid_max=1
 expect_exit 2 "an unknown figure" "$AB" --out "$TL_TMP/u2" --figure nonsense
 expect_exit 128 "a usage error under --bisect stops git bisect" "$AB" --bisect --min-blocks x
+expect_exit 128 "--bisect of one side alone" "$AB" --bisect --now a --out "$TL_TMP/u4"
 expect_exit 2 "a baseline that is no tbench-ab directory" "$AB" --out "$TL_TMP/u3" --baseline "$SRCDIR/tests"
 
 # --baseline: a first sitting of A alone (no verdict), then B against it.

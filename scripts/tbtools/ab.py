@@ -88,6 +88,8 @@ class Session:
         self.sides = {s: ab_plan.side_of(opts, s) for s in ab_plan.SIDES}
         self.common = ab_plan.common_args(opts.common)
         self.now = opts.now or ("b" if opts.baseline else None)
+        if opts.bisect and self.now and not opts.baseline:
+            raise UsageError("--bisect with --now and no --baseline: one side alone gives no verdict to bisect by")
         self.blocks = self.runs = 0
         self.t0 = time.monotonic()
         self.servers = {}
