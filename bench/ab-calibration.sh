@@ -51,10 +51,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -x "$TBENCH" ] || die "no $TBENCH: build first, or set TBENCH"
-# The tbench-stats beside the tbench in use (report-lib.sh's
-# bench_stats_find needs a tb_find that common.sh does not have).
-BENCH_STATS="${TBENCH_STATS:-$(dirname "$TBENCH")/tbench-stats}"
-[ -x "$BENCH_STATS" ] || die "no $BENCH_STATS: build first, or set TBENCH_STATS"
+bench_stats_find "$(dirname "$TBENCH")"   # the tbench-stats beside the tbench in use
 export TBENCH_STATS="$BENCH_STATS"
 read -r -a workload <<<"$WORKLOAD"
 read -r -a seed_workload <<<"$SEED_WORKLOAD"
