@@ -66,6 +66,7 @@ static const struct {
 	{ BACKEND_WIRE, "wire" },
 	{ BACKEND_MULTIPATH, "multipath" },
 	{ BACKEND_SWEPT, "default" },
+	{ BACKEND_YARDSTICK, "yardstick" },
 };
 
 /* `tbench -b list`: a line per backend, its name, a space and its

@@ -80,6 +80,7 @@ enum backend_flags {
 	BACKEND_WIRE = 1 << 7,           /* the sweep sends it over --veth's pair and --dev's device */
 	BACKEND_MULTIPATH = 1 << 8,      /* wants tbench_srv --mptcp and a second path (--veth) */
 	BACKEND_SWEPT = 1 << 9,          /* in tbench-sweep's default set of backends */
+	BACKEND_YARDSTICK = 1 << 10,     /* in the short yardstick a sweep runs before its plan */
 };
 
 /* Where a backend's path sits among the others', for the decomposition

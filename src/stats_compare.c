@@ -142,6 +142,24 @@ void compare_summaries(struct comparison *c, const struct summary *a, const stru
 	free(ratio);
 }
 
+void compare_sittings(struct comparison *c, double sittings_pct)
+{
+	double bound = fabs(sittings_pct);
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct comparison_row *r = &c->rows[i];
+		if (strcmp(r->verdict, "yes") != 0 || !isfinite(r->change_lo_pct) ||
+		    fabs(r->change_lo_pct) > bound || fabs(r->change_hi_pct) > bound)
+			continue;
+		r->verdict = "sittings";
+		c->nsig--;
+		c->nsittings++;
+		if (r->b->m[0].mean > r->a->m[0].mean)
+			c->nup--;
+		else
+			c->ndown--;
+	}
+}
+
 /* A column of value in every row, added to t. */
 static void add_column(struct table *t, const char *name, const char *value)
 {
