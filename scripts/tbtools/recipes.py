@@ -176,6 +176,8 @@ def run_one(name, opts, out, sweep, stats):
     name = os.path.basename(path)[:-5] if path.endswith(".json") else name
     variant = "quick" if opts.quick else "full"
     argv = recipe_file.sweep_argv(recipe, variant)
+    if opts.quick:   # runs of a second, for tests: a yardstick would take longer than the recipe
+        argv = sweep_options(argv, "--no-yardstick")
     if opts.plan:
         print(f"== {name} ({variant})", flush=True)
         show_plan(sweep, argv)
