@@ -160,6 +160,34 @@ void compare_sittings(struct comparison *c, double sittings_pct)
 	}
 }
 
+void compare_relative(struct comparison *c, double y_pct, double y_lo_pct, double y_hi_pct)
+{
+	double y = 1 + y_pct / 100, hy = (y_hi_pct - y_lo_pct) / 200 / y;
+	c->nsig = c->nup = c->ndown = 0;
+	c->geomean /= y;
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct comparison_row *r = &c->rows[i];
+		if (!r->a || !r->b)
+			continue;
+		double ma = r->a->m[0].mean, mb = r->b->m[0].mean;
+		r->w.t = r->w.p = r->d.mde = r->mde_pct = NAN;
+		r->verdict = "n/a";
+		if (!(ma > 0 && mb > 0) || !r->w.valid || !isfinite(r->d.ci)) {
+			r->change_pct = r->change_lo_pct = r->change_hi_pct = NAN;
+			continue;
+		}
+		double rb = mb / ma, h = hypot(r->d.ci / ma / rb, hy), rr = rb / y;
+		r->change_pct = 100 * (rr - 1);
+		r->change_lo_pct = 100 * (rr * (1 - h) - 1);
+		r->change_hi_pct = 100 * (rr * (1 + h) - 1);
+		int sig = r->change_lo_pct > 0 || r->change_hi_pct < 0;
+		r->verdict = sig ? "yes" : "no";
+		c->nsig += sig;
+		c->nup += sig && rr > 1;
+		c->ndown += sig && rr < 1;
+	}
+}
+
 /* A column of value in every row, added to t. */
 static void add_column(struct table *t, const char *name, const char *value)
 {

@@ -137,6 +137,13 @@ void compare_summaries(struct comparison *c, const struct summary *a, const stru
  * +-|sittings_pct| % of A's mean is not called significant ("sittings"),
  * and leaves nsig, nup and ndown for nsittings. */
 void compare_sittings(struct comparison *c, double sittings_pct);
+/* Each side's figure over its own sitting's yardstick: the sittings differ
+ * by y_pct % (B's yardstick against A's), with 95% interval y_lo_pct to
+ * y_hi_pct. A point's change becomes that of (B/A) / (yB/yA), its interval
+ * the relative half-widths of B/A and of yB/yA combined in quadrature
+ * (first-order delta method), significant when it excludes 0; t, p and mde
+ * have no meaning there (NaN), nor has the difference's mde. */
+void compare_relative(struct comparison *c, double y_pct, double y_lo_pct, double y_hi_pct);
 void comparison_free(struct comparison *c);
 
 struct cost_row {

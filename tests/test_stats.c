@@ -583,6 +583,26 @@ static void comparisons(void)
 	compare_sittings(&c, hi);
 	CHECK_STR(c.rows[0].verdict, "sittings");
 	comparison_free(&c);
+	/* relative to yardsticks 10% apart (exactly): B/A = 1.1 over 1.1, no change */
+	compare_summaries(&c, &a, &b, 0.05, 0);
+	double dci = c.rows[0].d.ci;
+	compare_relative(&c, 10, 10, 10);
+	CHECK_NEAR(c.rows[0].change_pct, 0, 1e-9);
+	CHECK_NEAR(c.rows[0].change_hi_pct, 100 * dci / 110, 1e-9);
+	CHECK_NEAR(c.rows[0].change_lo_pct, -100 * dci / 110, 1e-9);
+	CHECK_STR(c.rows[0].verdict, "no");
+	CHECK(isnan(c.rows[0].w.p) && isnan(c.rows[0].mde_pct));
+	CHECK_EQ_U(c.nsig, 0);
+	CHECK_NEAR(c.geomean, 1, 1e-12);
+	comparison_free(&c);
+	/* yardsticks 0 +- 1% apart: the +10% stands, its interval widened in quadrature */
+	compare_summaries(&c, &a, &b, 0.05, 0);
+	compare_relative(&c, 0, -1, 1);
+	CHECK_NEAR(c.rows[0].change_pct, 10, 1e-9);
+	CHECK_NEAR(c.rows[0].change_hi_pct - 10, 110 * hypot(dci / 110, 0.01), 1e-9);
+	CHECK_STR(c.rows[0].verdict, "yes");
+	CHECK_EQ_U(c.nup, 1);
+	comparison_free(&c);
 	summary_free(&b);
 	CHECK(summarize_any(&b, &tb, &keys, "ops_per_sec", 0, &err) < 0);
 	CHECK_STR(err.msg, "t.csv: neither a 'ops_per_sec' nor a 'ops_per_sec_mean' column");

@@ -118,6 +118,12 @@ compare_yardsticks() {
 	check "--csv: significant is sittings" grep -q '^pipe,1,.*,sittings,' "$TL_TMP/out"
 	check "--csv: the yardstick on stderr" grep -q '^yardstick: the sittings differ' "$TL_TMP/err"
 
+	# Relative to each sweep's yardstick: 1.03 / 1.1, about -6.36%, significant.
+	expect_exit 0 "--relative-to-yardstick" "$COMPARE" --relative-to-yardstick "$TL_TMP/x" "$TL_TMP/y"
+	check "relative: the ratio of ratios" grep -qE '^pipe +1 .* -6\.36% .* yes ' "$TL_TMP/out"
+	check "relative: it says so" grep -q "^yardstick: each sweep's figures over its own yardstick's at pipe 2" "$TL_TMP/out"
+	expect_exit 2 "--relative-to-yardstick without one in A" "$COMPARE" --relative-to-yardstick "$TL_TMP/none" "$A"
+
 	# The same change with equal yardsticks: significant.
 	made_up "$TL_TMP/z" 1 1.03
 	expect_exit 0 "tbench-compare of equal yardsticks, a change of 3%" "$COMPARE" "$TL_TMP/x" "$TL_TMP/z"

@@ -34,6 +34,10 @@ def parser():
     p.add_argument("--paired", action="store_true",
                    help="A and B ran interleaved: runs of the same rep pair up")
     p.add_argument("--csv", action="store_true", help="machine-readable CSV instead of the table")
+    p.add_argument("--relative-to-yardstick", dest="relative", action="store_true",
+                   help="each sweep's figures over its own sitting's yardstick figure (the reference "
+                        "point, pipe at 2 clients): compares (B/A) / (yB/yA); assumes the sittings' "
+                        "difference scales the whole figure (man tbench-compare)")
     p.add_argument("--equivalent", metavar="MARGIN[%]",
                    help="also test each point for equivalence within +-MARGIN (two one-sided "
                         "tests at the 95%% level): 'equivalent', 'different' or 'cannot tell', "
@@ -134,22 +138,29 @@ def yardstick_rows(stats, a, ya, b, yb, figure):
     return [r for r in csv.DictReader(io.StringIO(text)) if r.get("backend") != "geomean"]
 
 
-def say_yardsticks(stats, a, b, figure, out):
+def say_yardsticks(stats, a, b, figure, out, relative=False):
     """How much the sittings of A and B differ by their yardsticks (B
-    against A, per point, with the 95% interval of the change), and the
-    difference the comparison is to set its changes against: the change of
-    the reference point (yardstick.reference) when significant, else None."""
+    against A, per point, with the 95% interval of the change), and
+    tbench-stats compare's options for the comparison: --sittings-pct with
+    the change of the reference point (yardstick.reference) when it is
+    significant; with RELATIVE, --relative-to-sittings with it and its
+    interval (UsageError when a side has no yardstick)."""
     (ya, why_a), (yb, why_b) = yardstick_of(a, "A"), yardstick_of(b, "B")
     if ya is None or yb is None:
+        if relative:
+            raise UsageError(f"--relative-to-yardstick: {why_a or why_b or 'a CSV file has no yardstick'}: "
+                             "give two results directories of sweeps with their yardsticks")
         for why in (why_a, why_b):
             if why:
                 print(f"yardstick: {why}", file=out)
-        return None
+        return []
     try:
         rows = yardstick_rows(stats, a, ya, b, yb, figure)
     except (RunError, UsageError) as e:
+        if relative:
+            raise UsageError(f"--relative-to-yardstick: the yardsticks could not be compared: {e}") from None
         print(f"yardstick: not compared: {e}", file=out)
-        return None
+        return []
     print(f"yardstick: B against A, the change of {figure or 'mb_per_sec'} with its 95% interval "
           f"({ya['dir']}/runs.csv of each):", file=out)
     for r in rows:
@@ -159,14 +170,19 @@ def say_yardsticks(stats, a, b, figure, out):
     ref = ya.get("reference") if isinstance(ya.get("reference"), dict) else {}
     name = f"{ref.get('backend')} {ref.get('clients')}"
     row = next((r for r in rows if f"{r['backend']} {r['clients']}" == name), None)
+    if relative:
+        if row is None or not row.get("change_lo_pct"):
+            raise UsageError(f"--relative-to-yardstick: the yardsticks have no interval at {name} clients")
+        print(f"yardstick: each sweep's figures over its own yardstick's at {name} clients", file=out)
+        return ["--relative-to-sittings", f"{row['change_pct']},{row['change_lo_pct']},{row['change_hi_pct']}"]
     if row is None or row.get("significant") != "yes":
         print(f"yardstick: the sittings do not differ significantly at {name} clients: "
               "no change is set against them", file=out)
-        return None
+        return []
     print(f"yardstick: the sittings differ by {_pct(row['change_pct'])} at {name} clients: a change "
           "whose 95% interval lies within that is 'sittings', within the sittings' difference "
           "(yardstick), not significant", file=out)
-    return row["change_pct"]
+    return ["--sittings-pct", row["change_pct"]]
 
 
 def _pct(cell):
@@ -214,6 +230,8 @@ def main(argv):
         return 0
     if len(opts.files) < 2:
         raise UsageError("need two results or more: A B [C ...]")
+    if opts.relative and (opts.verdict is not None or opts.equivalent is not None):
+        raise UsageError("--relative-to-yardstick goes without --verdict and --equivalent")
     if len(opts.files) > 2 and opts.verdict is not None:
         raise UsageError("--verdict judges one candidate: give A and one B")
     for f in opts.files:
@@ -222,17 +240,16 @@ def main(argv):
     stats = programs.find_stats(PROG, opts.stats)
     args = stats_args(opts)
     a, bs = opts.files[0], opts.files[1:]
-    sittings_pct = {}
+    by_yardstick = {}
     for b in bs:   # on stderr with --csv, so that the CSV stays one table
         said = sys.stderr if opts.csv else sys.stdout
         say_sittings(a, b, said)
         if opts.verdict is None:
-            sittings_pct[b] = say_yardsticks(stats, a, b, opts.figure, said)
+            by_yardstick[b] = say_yardsticks(stats, a, b, opts.figure, said, opts.relative)
         said.flush()
 
     def args_of(b):
-        pct = sittings_pct.get(b)
-        return args + (["--sittings-pct", pct] if pct is not None else [])
+        return args + by_yardstick.get(b, [])
     sys.stdout.flush()
     if len(bs) == 1:
         return subprocess.run([stats, "compare"] + args_of(bs[0]) + [a, bs[0]]).returncode

@@ -82,6 +82,7 @@ class Read(unittest.TestCase):
         self.assertEqual(text.count("(n=3)"), 4)
 
 
+
 RUNS_HEAD = "backend,clients,rep,status,mb_per_sec\n"
 
 
@@ -110,16 +111,17 @@ class CompareYardsticks(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
 
-    def said(self, a, b):
+    def said(self, a, b, relative=False):
         out = io.StringIO()
-        pct = compare.say_yardsticks(self.stats, a, b, None, out)
-        return pct, out.getvalue()
+        args = compare.say_yardsticks(self.stats, a, b, None, out, relative)
+        return args, out.getvalue()
 
     def test_sittings_ten_percent_apart(self):
         a = results_dir(self.tmp.name, "a", GOOD)
         b = results_dir(self.tmp.name, "b", GOOD, pipe2=(110, 111, 109))
-        pct, text = self.said(a, b)
-        self.assertAlmostEqual(float(pct), 10.0, places=6)
+        args, text = self.said(a, b)
+        self.assertEqual(args[0], "--sittings-pct")
+        self.assertAlmostEqual(float(args[1]), 10.0, places=6)
         self.assertIn("  pipe 2: +10.00% [", text)
         self.assertIn("  nop 2: +0.00% [", text)
         self.assertIn("the sittings differ by +10.00% at pipe 2 clients", text)
@@ -127,18 +129,32 @@ class CompareYardsticks(unittest.TestCase):
     def test_sittings_not_apart_set_nothing(self):
         a = results_dir(self.tmp.name, "a", GOOD)
         b = results_dir(self.tmp.name, "b", GOOD, pipe2=(101, 100, 99))
-        pct, text = self.said(a, b)
-        self.assertIsNone(pct)
+        args, text = self.said(a, b)
+        self.assertEqual(args, [])
         self.assertIn("do not differ significantly at pipe 2 clients", text)
 
     def test_without_a_yardstick_it_says_which(self):
         a = results_dir(self.tmp.name, "a", None)
         b = results_dir(self.tmp.name, "b", {"skipped": "--no-yardstick"})
-        pct, text = self.said(a, b)
-        self.assertIsNone(pct)
+        args, text = self.said(a, b)
+        self.assertEqual(args, [])
         self.assertIn("yardstick: no yardstick in A (none recorded)", text)
         self.assertIn("yardstick: no yardstick in B (skipped (--no-yardstick))", text)
         self.assertEqual(self.said(os.path.join(a, "yardstick", "runs.csv"), b)[1].count("in A"), 0)
+        with self.assertRaises(UsageError) as e:
+            self.said(a, b, relative=True)
+        self.assertIn("--relative-to-yardstick: no yardstick in A (none recorded)", str(e.exception))
+
+    def test_relative_passes_the_change_and_its_interval(self):
+        a = results_dir(self.tmp.name, "a", GOOD)
+        b = results_dir(self.tmp.name, "b", GOOD, pipe2=(110, 111, 109))
+        args, text = self.said(a, b, relative=True)
+        self.assertEqual(args[0], "--relative-to-sittings")
+        pct, lo, hi = (float(x) for x in args[1].split(","))
+        self.assertAlmostEqual(pct, 10.0, places=6)
+        self.assertTrue(lo < pct < hi)
+        self.assertAlmostEqual(hi - pct, pct - lo, places=3)
+        self.assertIn("over its own yardstick's at pipe 2 clients", text)
 
 
 if __name__ == "__main__":
