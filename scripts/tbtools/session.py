@@ -222,7 +222,7 @@ class Session:
         for line in self.precision_lines():
             print(line)
         if self.yardstick_todo:
-            for line in yardstick.plan_lines(self, runner, self.yardstick_todo, self.opts.yardstick_seconds):
+            for line in yardstick.plan_lines(self, self.yardstick_todo, self.opts.yardstick_seconds):
                 print(line)
         else:
             kept = "kept from the sweep resumed" if self.yardstick and "points" in self.yardstick else \

@@ -15,7 +15,7 @@ import shutil
 import sys
 import time
 
-from . import plan, programs, results, store
+from . import plan, programs, results, store, supervise
 from .errors import UsageError
 from .netns import Route
 from .runner import Runner
@@ -67,7 +67,7 @@ def estimate_s(todo, seconds):
     return plan.estimate_s(len(todo), seconds, warmup_of(seconds), sum(r.point.clients for r in todo))
 
 
-def plan_lines(sweep, runner, todo, seconds):
+def plan_lines(sweep, todo, seconds):
     """The yardstick's part of --plan: a line saying what and how long, then its runs."""
     lines = [f"yardstick: {','.join(backends_of(sweep.backends))} x clients "
              f"{','.join(map(str, CLIENTS))}, {REPS} reps interleaved, {seconds} s + {warmup_of(seconds)} s "
@@ -124,9 +124,11 @@ def run(session, seed, seconds):
     runner, failed, t0 = Runner(view), 0, time.monotonic()
     session.log(f"{session.prog}: yardstick: {len(todo)} runs of {seconds} s into {view.out} (--no-yardstick skips it)")
     for n, one in enumerate(todo, 1):
+        supervise.check()
         session.log(f"[yardstick {n}/{len(todo)}] {plan.describe_run(one, REPS)}")
         if not runner.run(one):
             failed += 1
+    supervise.check()
     took = time.monotonic() - t0
     if failed:
         print(f"{session.prog}: warning: yardstick: {failed} of {len(todo)} runs failed "
