@@ -134,6 +134,10 @@ def run(session, seed, seconds):
         print(f"{session.prog}: warning: yardstick: {failed} of {len(todo)} runs failed "
               f"({os.path.join(view.out, 'runs.csv')} says why); the sweep goes on", file=sys.stderr)
     points = summarize(session.stats, view.results.runs_csv)
+    thin = [f"{p['backend']} {p['clients']}" for p in points if p["n"] < 2]
+    if thin:
+        print(f"{session.prog}: warning: yardstick: {', '.join(thin)}: fewer than 2 runs ok and not disturbed "
+              "(a busy machine?): no interval there, and tbench-compare cannot judge by it", file=sys.stderr)
     return {"dir": DIR, "backends": backends_of(session.backends), "clients": list(CLIENTS), "reps": REPS,
             "time_s": float(seconds), "warmup_s": float(warmup_of(seconds)), "runs": len(todo),
             "failed": failed, "duration_s": round(took, 1),
