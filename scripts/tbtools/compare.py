@@ -161,7 +161,7 @@ def say_yardsticks(stats, a, b, figure, out, relative=False):
             raise UsageError(f"--relative-to-yardstick: the yardsticks could not be compared: {e}") from None
         print(f"yardstick: not compared: {e}", file=out)
         return []
-    print(f"yardstick: B against A, the change of {figure or 'mb_per_sec'} with its 95% interval "
+    print(f"yardstick: {b} against {a}, the change of {figure or 'mb_per_sec'} with its 95% interval "
           f"({ya['dir']}/runs.csv of each):", file=out)
     for r in rows:
         print(f"  {r['backend']} {r['clients']}: {_pct(r['change_pct'])} "
