@@ -2,7 +2,7 @@
 # A sweep's yardstick (tbench-sweep, scripts/tbtools/yardstick.py) and what
 # tbench-compare makes of two: one tiny real sweep with a shortened
 # yardstick (--yardstick-seconds 0.5: 12 runs of a fraction of a second),
-# its --plan, --resume and --no-yardstick; then made-up copies of it whose
+# its --plan, --resume, --no-yardstick and runs that fail; then made-up copies of it whose
 # yardsticks differ by 10% and whose one point differs by 3%, where the
 # change must be called "within the sittings' difference", not significant.
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
@@ -75,6 +75,27 @@ import json, sys
 sys.exit(json.load(open(sys.argv[1]))["yardstick"] != {"skipped": "--no-yardstick"})
 EOF
 	check "--no-yardstick: no yardstick/" test ! -e "$TL_TMP/none/yardstick"
+}
+
+# A yardstick whose runs of one backend fail (a tbench that refuses
+# -b nop): warned of and recorded, and the sweep goes on and ends ok.
+failing_runs() {
+	mkdir -p "$TL_TMP/fake"
+	printf '#!/bin/bash\ncase " $* " in *" -b nop "*) echo "fake: nop refused" >&2; exit 1;; esac\nexec %q "$@"\n' \
+		"$(cd "$(dirname "$TBENCH")" && pwd)/tbench" >"$TL_TMP/fake/tbench"
+	chmod +x "$TL_TMP/fake/tbench"
+	expect_exit 0 "a sweep whose yardstick's nop runs fail" "$SWEEP" --tbench "$TL_TMP/fake/tbench" "${TINY[@]}" \
+		--reps 1 --yardstick-seconds 0.1 --out "$TL_TMP/failing"
+	check "it warns of them" grep -q 'warning: yardstick: 6 of 12 runs failed' "$TL_TMP/err"
+	check "yardstick/runs.csv records them failed" \
+		test "$("$TBENCH_STATS" select --where backend=nop --where status=failed "$TL_TMP/failing/yardstick/runs.csv" | wc -l)" = 7
+	check "meta.json: failed 6, nop's points without runs" py "$TL_TMP/failing/meta.json" <<'EOF'
+import json, sys
+y = json.load(open(sys.argv[1]))["yardstick"]
+nop = [p for p in y["points"] if p["backend"] == "nop"]
+sys.exit(not (y["failed"] == 6 and len(nop) == 2 and all(p["n"] == 0 and p["n_failed"] == 3 for p in nop)))
+EOF
+	check "the sweep's own run is ok" grep -q '^pipe,1,' "$TL_TMP/failing/runs.csv"
 }
 
 # made_up DIR YARD CHANGE: a copy of A whose yardstick's mb_per_sec at
@@ -156,5 +177,6 @@ EOF
 
 plan
 sweep_with_yardstick
+failing_runs
 compare_yardsticks
 tl_done
