@@ -45,7 +45,7 @@ static void nop_close(void *conn)
 const struct backend backend_nop = {
 	.name = "nop",
 	.summary = "memcpy() of each request and reply, no transport: the harness's ceiling",
-	.flags = BACKEND_SWEPT,
+	.flags = BACKEND_SWEPT | BACKEND_YARDSTICK,
 	.path = { .layer = "harness", .adds = "harness" },
 	.open = nop_open,
 	.exchange = nop_exchange,

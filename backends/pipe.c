@@ -107,7 +107,7 @@ static void pipe_close(void *conn)
 const struct backend backend_pipe = {
 	.name = "pipe",
 	.summary = "two pipes per client to its own server thread/process: no network stack",
-	.flags = BACKEND_SWEPT,
+	.flags = BACKEND_SWEPT | BACKEND_YARDSTICK,
 	/* every step of nop's (the driver, the memcpy()s), then the kernel's */
 	.path = { .extends = "nop", .layer = "copy_wakeup", .adds = "copy + wake-up" },
 	.open = pipe_open,

@@ -67,6 +67,7 @@ static const struct {
 	{ BACKEND_MULTIPATH, "multipath" },
 	{ BACKEND_SWEPT, "default" },
 	{ BACKEND_COPY_REPLIES, "copy-replies" },
+	{ BACKEND_YARDSTICK, "yardstick" },
 };
 
 /* `tbench -b list`: a line per backend, its name, a space and its

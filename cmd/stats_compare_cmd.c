@@ -222,7 +222,8 @@ static int mean_width(const struct comparison *c)
  * value throughout (most knobs, "-"), and says those that were set. */
 static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
 				   double alpha, int by_rep, const struct equiv_margin *m,
-				   const struct summary *a, const struct comparison *c)
+				   double sittings_pct, const double relative[3], const struct summary *a,
+				   const struct comparison *c)
 {
 	enum { MAX_KEYS = 32, HIDDEN = -1 };
 	int kw[MAX_KEYS] = { 0 }, mean_w = mean_width(c);
@@ -253,6 +254,14 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 	fprintf(o, "interval: 95%% confidence interval of the change; mde: the least change the test "
 		"would detect\n(95%% confidence, %.0f%% power) at this noise and number of runs\n",
 		100 * STATS_MDE_POWER);
+	if (isfinite(sittings_pct))
+		fprintf(o, "sittings: A's and B's sittings differ by %+.2f%% (--sittings-pct): a significant "
+			"change whose\ninterval lies within ±%.2f%% is 'sittings', within the sittings' "
+			"difference, not significant\n", sittings_pct, fabs(sittings_pct));
+	if (isfinite(relative[0]))
+		fprintf(o, "relative: each side over its own sitting's yardstick, B's %+.2f%% [%+.2f%%, %+.2f%%] "
+			"from A's:\nchange and interval are of (B/A) / (yB/yA), the two intervals combined; "
+			"no p, no mde\n", relative[0], relative[1], relative[2]);
 	print_equivalence_legend(o, m, alpha);
 	fputc('\n', o);
 	for (size_t k = 0; k < nkeys; k++)
@@ -288,8 +297,11 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 		fprintf(o, "%+.2f%%", 100 * (c->geomean - 1));
 	else
 		fprintf(o, "-");
-	fprintf(o, "  (%zu significant: %zu up, %zu down; %zu not)\n", c->nsig, c->nup, c->ndown,
-		c->ncommon - c->nsig);
+	fprintf(o, "  (%zu significant: %zu up, %zu down; %zu not", c->nsig, c->nup, c->ndown,
+		c->ncommon - c->nsig - c->nsittings);
+	if (isfinite(sittings_pct))
+		fprintf(o, "; %zu within the sittings' difference", c->nsittings);
+	fputs(")\n", o);
 	print_equivalence_count(o, m, alpha, c);
 }
 
@@ -351,13 +363,34 @@ static int print_verdict(FILE *o, const struct summary *a, const struct comparis
 }
 
 struct compare_opts {
-	const char *keys, *metric, *alpha_s, *verdict, *equivalent, *resolve, *file[2];
+	const char *keys, *metric, *alpha_s, *verdict, *equivalent, *resolve, *sittings, *relative_s, *file[2];
 	int csv, by_rep;
 	double alpha;
+	double sittings_pct;            /* --sittings-pct's; NaN: none */
+	double relative[3];             /* --relative-to-sittings PCT,LO,HI; NaN: none */
 	struct verdict_rule rule;
 	struct equiv_margin margin;     /* value 0: no --equivalent */
 	struct equiv_margin effect;     /* --resolve's; value 0: none */
 };
+
+/* --relative-to-sittings PCT,LO,HI: the yardstick's change and its interval. */
+static void relative_option(struct compare_opts *o)
+{
+	o->relative[0] = o->relative[1] = o->relative[2] = NAN;
+	if (!o->relative_s)
+		return;
+	struct strlist v = strlist_split(o->relative_s);
+	for (size_t i = 0; i < 3 && v.n == 3; i++)
+		o->relative[i] = csv_num(v.v[i]);
+	strlist_free(&v);
+	if (!(isfinite(o->relative[0]) && isfinite(o->relative[1]) && isfinite(o->relative[2])) ||
+	    !(o->relative[0] > -100) || !(o->relative[1] <= o->relative[2]))
+		die(EXIT_USAGE, "compare: --relative-to-sittings %s: want PCT,LO,HI (the sittings' change "
+		    "in %% above -100, and its interval, LO <= HI)", o->relative_s);
+	if (o->sittings || o->equivalent || o->resolve)
+		die(EXIT_USAGE, "compare: --relative-to-sittings goes without --sittings-pct, --equivalent "
+		    "and --resolve");
+}
 
 static void compare_options(int argc, char **argv, struct compare_opts *o)
 {
@@ -372,6 +405,8 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		{ "csv", 0, POPT_ARG_NONE, &o->csv, 0, NULL, NULL },
 		{ "paired", 0, POPT_ARG_NONE, &o->by_rep, 0, NULL, NULL },
 		{ "resolve", 0, POPT_ARG_STRING, &o->resolve, 0, NULL, NULL },
+		{ "sittings-pct", 0, POPT_ARG_STRING, &o->sittings, 0, NULL, NULL },
+		{ "relative-to-sittings", 0, POPT_ARG_STRING, &o->relative_s, 0, NULL, NULL },
 		{ "block-reps", 0, POPT_ARG_STRING, &block_text, 0, NULL, NULL },
 		POPT_TABLEEND
 	};
@@ -394,6 +429,11 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		die(EXIT_USAGE, "compare: --resolve adds a column to --csv: give --csv too");
 	if (o->resolve && equiv_margin_parse(&o->effect, o->resolve, &err) < 0)
 		die(EXIT_USAGE, "compare: --resolve %s", err.msg);
+	o->sittings_pct = o->sittings ? csv_num(o->sittings) : NAN;
+	if (o->sittings && !isfinite(o->sittings_pct))
+		die(EXIT_USAGE, "compare: --sittings-pct %s: want a number (the sittings' difference in %%)",
+		    o->sittings);
+	relative_option(o);
 	if (!o->verdict)
 		return;
 	if (o->equivalent)
@@ -446,12 +486,17 @@ void cmd_compare(int argc, char **argv)
 		compare_equivalence(&c, &o.margin, o.alpha);
 	if (o.resolve)
 		compare_resolve(&c, &o.effect);
+	if (isfinite(o.sittings_pct))
+		compare_sittings(&c, o.sittings_pct);
+	if (isfinite(o.relative[0]))
+		compare_relative(&c, o.relative[0], o.relative[1], o.relative[2]);
 	if (o.verdict)
 		rc = print_verdict(stdout, &a, &c, &o.rule);
 	else if (o.csv)
 		print_comparison_csv(stdout, &a, &c, &o.margin, o.resolve != NULL);
 	else
-		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &o.margin, &a, &c);
+		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &o.margin, o.sittings_pct,
+				       o.relative, &a, &c);
 	comparison_free(&c);
 	summary_free(&b);
 	summary_free(&a);

@@ -81,6 +81,7 @@ enum backend_flags {
 	BACKEND_MULTIPATH = 1 << 8,      /* wants tbench_srv --mptcp and a second path (--veth) */
 	BACKEND_SWEPT = 1 << 9,          /* in tbench-sweep's default set of backends */
 	BACKEND_COPY_REPLIES = 1 << 10,  /* drops reply bodies in the kernel unless --copy-replies */
+	BACKEND_YARDSTICK = 1 << 11,     /* in the short yardstick a sweep runs before its plan */
 };
 
 /* Where a backend's path sits among the others', for the decomposition

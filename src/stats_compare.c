@@ -142,6 +142,52 @@ void compare_summaries(struct comparison *c, const struct summary *a, const stru
 	free(ratio);
 }
 
+void compare_sittings(struct comparison *c, double sittings_pct)
+{
+	double bound = fabs(sittings_pct);
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct comparison_row *r = &c->rows[i];
+		if (strcmp(r->verdict, "yes") != 0 || !isfinite(r->change_lo_pct) ||
+		    fabs(r->change_lo_pct) > bound || fabs(r->change_hi_pct) > bound)
+			continue;
+		r->verdict = "sittings";
+		c->nsig--;
+		c->nsittings++;
+		if (r->b->m[0].mean > r->a->m[0].mean)
+			c->nup--;
+		else
+			c->ndown--;
+	}
+}
+
+void compare_relative(struct comparison *c, double y_pct, double y_lo_pct, double y_hi_pct)
+{
+	double y = 1 + y_pct / 100, hy = (y_hi_pct - y_lo_pct) / 200 / y;
+	c->nsig = c->nup = c->ndown = 0;
+	c->geomean /= y;
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct comparison_row *r = &c->rows[i];
+		if (!r->a || !r->b)
+			continue;
+		double ma = r->a->m[0].mean, mb = r->b->m[0].mean;
+		r->w.t = r->w.p = r->d.mde = r->mde_pct = NAN;
+		r->verdict = "n/a";
+		if (!(ma > 0 && mb > 0) || !r->w.valid || !isfinite(r->d.ci)) {
+			r->change_pct = r->change_lo_pct = r->change_hi_pct = NAN;
+			continue;
+		}
+		double rb = mb / ma, h = hypot(r->d.ci / ma / rb, hy), rr = rb / y;
+		r->change_pct = 100 * (rr - 1);
+		r->change_lo_pct = 100 * (rr * (1 - h) - 1);
+		r->change_hi_pct = 100 * (rr * (1 + h) - 1);
+		int sig = r->change_lo_pct > 0 || r->change_hi_pct < 0;
+		r->verdict = sig ? "yes" : "no";
+		c->nsig += sig;
+		c->nup += sig && rr > 1;
+		c->ndown += sig && rr < 1;
+	}
+}
+
 /* A column of value in every row, added to t. */
 static void add_column(struct table *t, const char *name, const char *value)
 {

@@ -102,7 +102,8 @@ struct comparison_row {
 	struct diff_est d;              /* mean_b - mean_a, its interval and MDE */
 	double change_lo_pct, change_hi_pct, mde_pct;   /* d's interval and MDE against mean_a */
 	struct welch w;                 /* t, df, p: d's (Welch's, or the paired test's) */
-	const char *verdict;            /* "yes", "no", "n/a", "only in A", "only in B" */
+	const char *verdict;            /* "yes", "no", "n/a", "only in A", "only in B",
+					 * "sittings" (compare_sittings) */
 	struct equiv_est eq;            /* against --equivalent's margin: compare_equivalence */
 	size_t runs_to_resolve;         /* --resolve: compare_resolve; 0 none */
 };
@@ -113,6 +114,7 @@ struct comparison {
 	size_t nratio;                  /* common points with both means > 0 */
 	double geomean;                 /* geometric mean of B/A over those */
 	size_t ncommon, nsig, nup, ndown;
+	size_t nsittings;               /* significant, but within the sittings' difference */
 };
 
 /* Compares the first metric of two summaries with the same keys, point by
@@ -130,6 +132,18 @@ char *comparison_mismatch(const struct summary *a, const struct summary *b);
  * can be; only when A and B ran interleaved, repetition by repetition. */
 void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
 		       double alpha, int by_rep);
+/* The sittings of A and B differ by sittings_pct % (a yardstick's change,
+ * its sign ignored): a significant change whose interval lies within
+ * +-|sittings_pct| % of A's mean is not called significant ("sittings"),
+ * and leaves nsig, nup and ndown for nsittings. */
+void compare_sittings(struct comparison *c, double sittings_pct);
+/* Each side's figure over its own sitting's yardstick: the sittings differ
+ * by y_pct % (B's yardstick against A's), with 95% interval y_lo_pct to
+ * y_hi_pct. A point's change becomes that of (B/A) / (yB/yA), its interval
+ * the relative half-widths of B/A and of yB/yA combined in quadrature
+ * (first-order delta method), significant when it excludes 0; t, p and mde
+ * have no meaning there (NaN), nor has the difference's mde. */
+void compare_relative(struct comparison *c, double y_pct, double y_lo_pct, double y_hi_pct);
 void comparison_free(struct comparison *c);
 
 struct cost_row {

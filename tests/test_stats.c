@@ -561,6 +561,47 @@ static void comparisons(void)
 	CHECK_NEAR(c.geomean, 1.1, 1e-12);
 	CHECK_EQ_U(c.ncommon, 1);
 	CHECK_EQ_U(c.nup, 1);
+	/* sittings 3% apart: the +10% change's interval reaches beyond, it stays */
+	double lo = c.rows[0].change_lo_pct, hi = c.rows[0].change_hi_pct;
+	CHECK(lo > 3 && hi < 20);
+	compare_sittings(&c, 3);
+	CHECK_STR(c.rows[0].verdict, "yes");
+	CHECK_EQ_U(c.nsig, 1);
+	CHECK_EQ_U(c.nsittings, 0);
+	/* 20% apart (either sign): the change is within it, not significant */
+	compare_sittings(&c, -20);
+	CHECK_STR(c.rows[0].verdict, "sittings");
+	CHECK_EQ_U(c.nsig, 0);
+	CHECK_EQ_U(c.nup, 0);
+	CHECK_EQ_U(c.nsittings, 1);
+	CHECK_STR(c.rows[1].verdict, "only in A");
+	comparison_free(&c);
+	/* the bound is the interval's ends, not the change: hi just above it */
+	compare_summaries(&c, &a, &b, 0.05, 0);
+	compare_sittings(&c, hi - 0.01);
+	CHECK_STR(c.rows[0].verdict, "yes");
+	compare_sittings(&c, hi);
+	CHECK_STR(c.rows[0].verdict, "sittings");
+	comparison_free(&c);
+	/* relative to yardsticks 10% apart (exactly): B/A = 1.1 over 1.1, no change */
+	compare_summaries(&c, &a, &b, 0.05, 0);
+	double dci = c.rows[0].d.ci;
+	compare_relative(&c, 10, 10, 10);
+	CHECK_NEAR(c.rows[0].change_pct, 0, 1e-9);
+	CHECK_NEAR(c.rows[0].change_hi_pct, 100 * dci / 110, 1e-9);
+	CHECK_NEAR(c.rows[0].change_lo_pct, -100 * dci / 110, 1e-9);
+	CHECK_STR(c.rows[0].verdict, "no");
+	CHECK(isnan(c.rows[0].w.p) && isnan(c.rows[0].mde_pct));
+	CHECK_EQ_U(c.nsig, 0);
+	CHECK_NEAR(c.geomean, 1, 1e-12);
+	comparison_free(&c);
+	/* yardsticks 0 +- 1% apart: the +10% stands, its interval widened in quadrature */
+	compare_summaries(&c, &a, &b, 0.05, 0);
+	compare_relative(&c, 0, -1, 1);
+	CHECK_NEAR(c.rows[0].change_pct, 10, 1e-9);
+	CHECK_NEAR(c.rows[0].change_hi_pct - 10, 110 * hypot(dci / 110, 0.01), 1e-9);
+	CHECK_STR(c.rows[0].verdict, "yes");
+	CHECK_EQ_U(c.nup, 1);
 	comparison_free(&c);
 	summary_free(&b);
 	CHECK(summarize_any(&b, &tb, &keys, "ops_per_sec", 0, &err) < 0);

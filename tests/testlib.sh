@@ -148,6 +148,10 @@ tl_left_running() {
 # disturbs them; the summaries they check are of how the scripts work, not
 # of the noise, so disturbed runs count (tests/noise.sh unsets this).
 export TBENCH_KEEP_DISTURBED=1
+# A sweep's yardstick (40 s of runs before its plan) is tested on its own
+# (tests/yardstick.sh unsets this); the other tests' sweeps go without it,
+# as with --no-yardstick, so that they stay short.
+export TBENCH_NO_YARDSTICK=1
 
 TL_MARK="$$.$RANDOM"
 export TL_MARK

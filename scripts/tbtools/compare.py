@@ -8,8 +8,8 @@ import os
 import subprocess
 import sys
 
-from . import fingerprint, programs, store
-from .errors import Parser, UsageError
+from . import fingerprint, programs, store, yardstick
+from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-compare"
 
@@ -34,6 +34,10 @@ def parser():
     p.add_argument("--paired", action="store_true",
                    help="A and B ran interleaved: runs of the same rep pair up")
     p.add_argument("--csv", action="store_true", help="machine-readable CSV instead of the table")
+    p.add_argument("--relative-to-yardstick", dest="relative", action="store_true",
+                   help="each sweep's figures over its own sitting's yardstick figure (the reference "
+                        "point, pipe at 2 clients): compares (B/A) / (yB/yA); assumes the sittings' "
+                        "difference scales the whole figure (man tbench-compare)")
     p.add_argument("--equivalent", metavar="MARGIN[%]",
                    help="also test each point for equivalence within +-MARGIN (two one-sided "
                         "tests at the 95%% level): 'equivalent', 'different' or 'cannot tell', "
@@ -110,12 +114,92 @@ def say_sittings(a, b, out):
         print(f"  {what}: {va} -> {vb}", file=out)
 
 
-def compare_each(stats, args, a, bs, csv_out):
+def yardstick_of(path, side):
+    """(the yardstick in a results directory's meta.json, None; or None and
+    why there is none: "no yardstick in A (...)"). A CSV file given: (None, None)."""
+    meta_path = os.path.join(path, "meta.json")
+    if not os.path.isdir(path):
+        return None, None
+    if not os.path.isfile(meta_path):
+        return None, f"no yardstick in {side} (no meta.json)"
+    meta = store.read_meta(meta_path)
+    y = yardstick.read(meta, meta_path)
+    if y is None:
+        return None, f"no yardstick in {side} ({yardstick.why_none(meta)})"
+    return y, None
+
+
+def yardstick_rows(stats, a, ya, b, yb, figure):
+    """tbench-stats compare --csv of the two yardsticks' runs, point by
+    point (backend, clients): its rows as dicts."""
+    runs = [os.path.join(d, y["dir"], "runs.csv") for d, y in ((a, ya), (b, yb))]
+    text = programs.run_stats(stats, ["compare", "--csv", "--keys", "backend,clients",
+                                      "--figure", figure or "mb_per_sec"] + runs)
+    return [r for r in csv.DictReader(io.StringIO(text)) if r.get("backend") != "geomean"]
+
+
+def say_yardsticks(stats, a, b, figure, out, relative=False):
+    """How much the sittings of A and B differ by their yardsticks (B
+    against A, per point, with the 95% interval of the change), and
+    tbench-stats compare's options for the comparison: --sittings-pct with
+    the change of the reference point (yardstick.reference) when it is
+    significant; with RELATIVE, --relative-to-sittings with it and its
+    interval (UsageError when a side has no yardstick)."""
+    (ya, why_a), (yb, why_b) = yardstick_of(a, "A"), yardstick_of(b, "B")
+    if ya is None or yb is None:
+        if relative:
+            raise UsageError(f"--relative-to-yardstick: {why_a or why_b or 'a CSV file has no yardstick'}: "
+                             "give two results directories of sweeps with their yardsticks")
+        for why in (why_a, why_b):
+            if why:
+                print(f"yardstick: {why}", file=out)
+        return []
+    try:
+        rows = yardstick_rows(stats, a, ya, b, yb, figure)
+    except (RunError, UsageError) as e:
+        if relative:
+            raise UsageError(f"--relative-to-yardstick: the yardsticks could not be compared: {e}") from None
+        print(f"yardstick: not compared: {e}", file=out)
+        return []
+    print(f"yardstick: {b} against {a}, the change of {figure or 'mb_per_sec'} with its 95% interval "
+          f"({ya['dir']}/runs.csv of each):", file=out)
+    for r in rows:
+        print(f"  {r['backend']} {r['clients']}: {_pct(r['change_pct'])} "
+              f"[{_pct(r['change_lo_pct'])}, {_pct(r['change_hi_pct'])}], significant: {r['significant']}",
+              file=out)
+    ref = ya.get("reference") if isinstance(ya.get("reference"), dict) else {}
+    name = f"{ref.get('backend')} {ref.get('clients')}"
+    row = next((r for r in rows if f"{r['backend']} {r['clients']}" == name), None)
+    if relative:
+        if row is None or not row.get("change_lo_pct"):
+            raise UsageError(f"--relative-to-yardstick: the yardsticks have no interval at {name} clients")
+        print(f"yardstick: each sweep's figures over its own yardstick's at {name} clients", file=out)
+        return ["--relative-to-sittings", f"{row['change_pct']},{row['change_lo_pct']},{row['change_hi_pct']}"]
+    if row is None or row.get("significant") != "yes":
+        print(f"yardstick: the sittings do not differ significantly at {name} clients: "
+              "no change is set against them", file=out)
+        return []
+    print(f"yardstick: the sittings differ by {_pct(row['change_pct'])} at {name} clients: a change "
+          "whose 95% interval lies within that is 'sittings', within the sittings' difference "
+          "(yardstick), not significant", file=out)
+    return ["--sittings-pct", row["change_pct"]]
+
+
+def _pct(cell):
+    try:
+        return f"{float(cell):+.2f}%"
+    except ValueError:
+        return "-"
+
+
+def compare_each(stats, args_of, a, bs, csv_out):
     """Every B against A, a block each; with --csv one table whose first
-    column names the B. The first status that was not 0."""
+    column names the B. ARGS_OF(B): tbench-stats compare's options for
+    it. The first status that was not 0."""
     rc, header_done = 0, False
     out = sys.stdout
     for b in bs:
+        args = args_of(b)
         if not csv_out:
             print(f"== {b} against {a}", flush=True)
             one = subprocess.run([stats, "compare"] + args + [a, b]).returncode
@@ -146,6 +230,8 @@ def main(argv):
         return 0
     if len(opts.files) < 2:
         raise UsageError("need two results or more: A B [C ...]")
+    if opts.relative and (opts.verdict is not None or opts.equivalent is not None):
+        raise UsageError("--relative-to-yardstick goes without --verdict and --equivalent")
     if len(opts.files) > 2 and opts.verdict is not None:
         raise UsageError("--verdict judges one candidate: give A and one B")
     for f in opts.files:
@@ -154,10 +240,17 @@ def main(argv):
     stats = programs.find_stats(PROG, opts.stats)
     args = stats_args(opts)
     a, bs = opts.files[0], opts.files[1:]
+    by_yardstick = {}
     for b in bs:   # on stderr with --csv, so that the CSV stays one table
-        say_sittings(a, b, sys.stderr if opts.csv else sys.stdout)
+        said = sys.stderr if opts.csv else sys.stdout
+        say_sittings(a, b, said)
+        if opts.verdict is None:
+            by_yardstick[b] = say_yardsticks(stats, a, b, opts.figure, said, opts.relative)
+        said.flush()
+
+    def args_of(b):
+        return args + by_yardstick.get(b, [])
     sys.stdout.flush()
     if len(bs) == 1:
-        sys.stdout.flush()
-        return subprocess.run([stats, "compare"] + args + [a, bs[0]]).returncode
-    return compare_each(stats, args, a, bs, opts.csv)
+        return subprocess.run([stats, "compare"] + args_of(bs[0]) + [a, bs[0]]).returncode
+    return compare_each(stats, args_of, a, bs, opts.csv)

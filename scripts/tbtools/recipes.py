@@ -132,6 +132,14 @@ def sweep_options(argv, *more):
     return argv[:i] + list(more) + argv[i:]
 
 
+def variant_argv(recipe, variant):
+    """tbench-sweep's arguments of a recipe's variant: the quick one's
+    without the sitting's yardstick (runs of a second, for tests: the
+    yardstick would take longer than the recipe), the full one's with it."""
+    argv = recipe_file.sweep_argv(recipe, variant)
+    return sweep_options(argv, "--no-yardstick") if variant == "quick" else argv
+
+
 def judge_claim(stats, name, claim, out):
     """The verdict rows of CLAIM on the sweep in OUT/sweep."""
     runs = os.path.join(out, "sweep", "runs.csv")
@@ -180,7 +188,7 @@ def run_one(name, opts, out, sweep, stats):
     recipe = recipe_file.load(path)
     name = os.path.basename(path)[:-5] if path.endswith(".json") else name
     variant = "quick" if opts.quick else "full"
-    argv = recipe_file.sweep_argv(recipe, variant)
+    argv = variant_argv(recipe, variant)
     if opts.plan:
         print(f"== {name} ({variant})", flush=True)
         show_plan(sweep, argv)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import picked, programs, report_html, store
+from . import picked, programs, report_html, store, yardstick
 from .errors import Parser, RunError, UsageError
 
 PROG = "tbench-report"
@@ -22,7 +22,8 @@ DECOMPOSED_FIGURES = ("cost_cpu_us", "cost_task_clock_us")
 HELP = """Write DIR/index.html: one page of the sweep in DIR (a tbench-sweep results
 directory) that needs nothing beside it (the charts are inside it):
   - the sweep's command, when it ran, the machine, and the noise around it
-    (load and CPU pressure at its start, runs judged disturbed);
+    (load and CPU pressure at its start, runs judged disturbed), and its
+    yardstick's figures (tbench-sweep's YARDSTICK);
   - every chart of tbench-plot, drawn afresh (throughput, cost, cpu,
     decomposition, siblings, segments, trace, paths: those the sweep has);
   - the summary table: per point, runs, MB/sec, CPU and wall time per
@@ -185,7 +186,18 @@ def facts(meta):
         ("tbench", plain(meta, "tbench.version")),
         ("runs", sentence(runs_text, meta, "sweep")),
         ("noise at the start", sentence(noise, meta, "context.start")),
+        ("yardstick", yardstick_text(meta)),
     ]}
+
+
+def yardstick_text(meta):
+    """The sitting's yardstick in a line (its points' figures), or why
+    there is none; a yardstick field of the wrong shape is said, not shown."""
+    try:
+        y = yardstick.read(meta, "meta.json")
+    except UsageError as e:
+        return f"not readable: {e}"
+    return yardstick.line(y) if y is not None else yardstick.why_none(meta)
 
 
 # --- the figures, from tbench-stats

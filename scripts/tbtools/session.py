@@ -8,7 +8,8 @@ import socket
 import sys
 import time
 
-from . import fingerprint, knobs, netns, plan, precision, programs, remote, resume, results, store, supervise
+from . import (fingerprint, knobs, netns, plan, precision, programs, remote, resume, results, store, supervise,
+               yardstick)
 from .errors import RunError, UsageError
 from .runner import Runner
 
@@ -30,6 +31,8 @@ class Session:
         self.net = self.remote = self.tmp = None
         self.status = "running"
         self.meta_ready = False
+        self.yardstick = None           # meta.json's "yardstick": made, kept or skipped
+        self.yardstick_todo = []
 
     def log(self, line):
         if not self.opts.quiet:
@@ -105,6 +108,21 @@ class Session:
         self.results = results.Results(self.out, self.stats)
         done = self.results.existing(o.resume, o.retry_failed, self.key_columns, self.header, self.knobs.unrecorded)
         self.todo = plan.todo(self.all_runs, done, self.knobs.columns)
+        self.plan_yardstick()
+
+    def plan_yardstick(self):
+        """The yardstick's runs to make (none when skipped, or kept from
+        the sweep resumed), and meta.json's value until they are made."""
+        why = yardstick.skipped_why(self.opts)
+        if why is None and not yardstick.backends_of(self.backends):
+            why = f"no backend of '{self.tbench} -b list' is marked yardstick"
+        kept = yardstick.read(self.meta(), self.meta_path) if self.opts.resume else None
+        if kept is not None:
+            self.yardstick = kept
+        elif why is not None:
+            self.yardstick = yardstick.skipped(why)
+        else:
+            self.yardstick_todo = yardstick.runs(yardstick.backends_of(self.backends), self.seed)
 
     def meta(self):
         """The meta.json of the sweep resumed, {} without one."""
@@ -203,6 +221,13 @@ class Session:
         print(f"estimated time: {self.estimate(self.todo)} (results in {self.out})")
         for line in self.precision_lines():
             print(line)
+        if self.yardstick_todo:
+            for line in yardstick.plan_lines(self, self.yardstick_todo, self.opts.yardstick_seconds):
+                print(line)
+        else:
+            kept = "kept from the sweep resumed" if self.yardstick and "points" in self.yardstick else \
+                f"skipped ({(self.yardstick or {}).get('skipped')})"
+            print(f"yardstick: {kept}")
         for n, run in enumerate(self.todo, 1):
             dev = ""
             if self.mode != "lo":
@@ -274,6 +299,7 @@ class Session:
         rc = 1
         try:
             self.set_up()
+            self.run_yardstick()
             rc = self.sweep(runner)
             self.status = "complete"
         except supervise.Interrupted as e:
@@ -349,6 +375,15 @@ class Session:
                 self.n_failed += 1
             supervise.check()
 
+    def run_yardstick(self):
+        """The sitting's yardstick before the plan (yardstick.py), recorded
+        in meta.json; its failed runs are warned of, never the sweep's."""
+        if self.yardstick_todo:
+            self.yardstick = yardstick.run(self, self.seed, self.opts.yardstick_seconds)
+            self.write_meta()
+        if self.yardstick and "points" in self.yardstick:
+            self.log(f"{self.prog}: {yardstick.line(self.yardstick)}")
+
     def sweep(self, runner):
         self.t0 = time.monotonic()
         p = self.prog
@@ -407,6 +442,7 @@ class Session:
             "command": command, "argv": keep, "cwd": os.getcwd(),
             "host": results.host_facts(),
             "sitting": sitting,
+            "yardstick": self.yardstick,
             "tbench": {"path": self.tbench, "version": self.tbench_version,
                        "git_revision": results.git_revision(SCRIPT_DIR),
                        "tbench_stats": self.stats, "extra_args": list(o.extra)},

@@ -7,7 +7,7 @@ import io
 import os
 import sys
 
-from . import precision, programs, remote, results, resume, session, text
+from . import precision, programs, remote, results, resume, session, text, yardstick
 from .plan import is_secs, is_seed, secs_to_ms
 from .errors import Parser, UsageError
 
@@ -36,6 +36,8 @@ def parser():
     add("--budget", default=None)
     add("--seed", default=None)
     add("--threads", action="store_true")
+    add("--no-yardstick", action="store_true")
+    add("--yardstick-seconds", default=yardstick.DEFAULT_SECONDS)
     p.set_defaults(vary=[])
     for opt in ("--vary", "--offload", "--tso", "--gso", "--gro", "--mtu"):
         add(opt, action=VaryAction, dest="vary")
@@ -63,6 +65,8 @@ def check(opts):
     """Usage errors of the options alone (before any program is asked)."""
     if not is_secs(opts.time) or secs_to_ms(opts.time) == 0:
         raise UsageError(f"-t: '{opts.time}' is not a positive number of seconds")
+    if not is_secs(opts.yardstick_seconds) or secs_to_ms(opts.yardstick_seconds) == 0:
+        raise UsageError(f"--yardstick-seconds: '{opts.yardstick_seconds}' is not a positive number of seconds")
     if not is_secs(opts.warmup):
         raise UsageError(f"--warmup: '{opts.warmup}' is not a number of seconds")
     reps = opts.reps or "3"
@@ -184,6 +188,16 @@ What to run:
   --threads           clients (and the servers backends bring) as threads of
                       one process; default: tbench's, a process per client
   -- TBENCH-ARGS      passed to every tbench run (e.g. -- -c client.txt)
+
+The yardstick: before its plan, a sweep runs the backends 'tbench -b list'
+marks yardstick at 1 and 2 clients, 3 reps interleaved, in tbench --netns
+here (whatever the mode), its default loadfile and no TBENCH-ARGS: about
+40 s. Its runs go to yardstick/, its figures with their 95% intervals to
+meta.json's "yardstick"; tbench-compare uses them to tell a change from
+the difference between two sittings. --resume keeps one already made.
+  --no-yardstick      skip it (meta.json: "yardstick": {{"skipped": ...}})
+  --yardstick-seconds SECS
+                      its execute phase per run (default 2; warm-up a quarter)
 
 Offloads (TSO = tcp-segmentation-offload, GSO = generic-segmentation-offload,
 GRO = generic-receive-offload), set by tbench --netns on the run's lo (with

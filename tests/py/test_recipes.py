@@ -115,6 +115,12 @@ class Load(unittest.TestCase):
         self.assertEqual(recipes.sweep_options(argv, "--out", "D")[:6], ["--backends", "tcp", "-t", "1", "--out", "D"])
         self.assertEqual(recipes.sweep_options(["-q"], "--plan"), ["-q", "--plan"])
 
+    def test_quick_variant_skips_the_yardstick(self):
+        quick, full = recipes.variant_argv(GOOD, "quick"), recipes.variant_argv(GOOD, "full")
+        self.assertEqual(quick[:5], ["--backends", "tcp", "-t", "1", "--no-yardstick"])
+        self.assertEqual(quick[5], "--")
+        self.assertNotIn("--no-yardstick", full)
+
     def test_path_of(self):
         with self.assertRaises(UsageError):
             recipe_file.path_of("Bad Name")

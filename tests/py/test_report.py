@@ -233,6 +233,20 @@ class Meta(unittest.TestCase):
         self.assertEqual([rows[k] for k in ("machine", "tbench", "runs", "noise at the start")], ["", "", "", ""])
         self.assertEqual(self.rows({})["ran"], " to  ()")
 
+    def test_the_yardstick_row(self):
+        point = {"backend": EVIL, "clients": 2, "n": 3, "mb_per_sec": {"mean": 1554.0, "ci95": 47.7},
+                 "cost_cpu_us": {"mean": 6.7, "ci95": None}}
+        y = {"dir": "yardstick", "duration_s": 36.2, "points": [point]}
+        row = self.rows(dict(self.META, yardstick=y))["yardstick"]
+        self.assertEqual(row, f"yardstick (36.2 s): {EVIL} 2: 1554 ±47.7 MB/s, 6.7 CPU us/op (n=3)")
+        parts = report_html.context("x", report.facts(dict(self.META, yardstick=y)), 0, 3)
+        self.assertIn(row, cells(parts))   # through the page's cells: escaped (test_context_every_cell_escaped)
+        self.assertEqual(self.rows(self.META)["yardstick"], "none recorded")
+        self.assertEqual(self.rows(dict(self.META, yardstick={"skipped": "--no-yardstick"}))["yardstick"],
+                         "skipped (--no-yardstick)")
+        self.assertTrue(self.rows(dict(self.META, yardstick=[1]))["yardstick"].startswith(
+            "not readable: meta.json: field 'yardstick' must be an object or null"))
+
     def test_a_running_sweep_whose_process_is_gone_was_interrupted(self):
         gone = subprocess.Popen([sys.executable, "-c", "pass"])
         gone.wait()
