@@ -88,7 +88,7 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fputs("n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,"
 	      "diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs", o);
 	put_equivalence_head(o, m);
-	fputs(",level", o);  /* after the others: added later */
+	fputs(",level,half_width_pct", o);  /* after the others: added later */
 	fputs(resolve ? ",runs_to_resolve\n" : "\n", o);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct comparison_row *r = &c->rows[i];
@@ -118,7 +118,8 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 		else
 			fputs(",,", o);
 		put_equivalence(o, m, &r->eq);
-		fprintf(o, ",%s", r->a && r->b && r->d.valid ? level_name((enum ci_level)r->d.level) : "");
+		fprintf(o, ",%s,", r->a && r->b && r->d.valid ? level_name((enum ci_level)r->d.level) : "");
+		csv_put_num(o, r->half_width_pct);
 		if (resolve && r->runs_to_resolve)
 			fprintf(o, ",%zu", r->runs_to_resolve);
 		else if (resolve)
@@ -133,7 +134,7 @@ static void print_comparison_csv(FILE *o, const struct summary *a, const struct 
 	fprintf(o, ",,,,%zu significant,,,,,,,,", c->nsig);
 	if (m->value > 0)
 		fprintf(o, ",%zu equivalent,,,,", count_equivalence(c, EQUIV_EQUIVALENT));
-	fputs(resolve ? ",,\n" : ",\n", o);
+	fputs(resolve ? ",,,\n" : ",,\n", o);
 }
 
 /* 1 when key k has one value in every row of the comparison. */
@@ -166,7 +167,8 @@ static void print_change_interval(FILE *o, const struct comparison_row *r, const
 		snprintf(mde, sizeof(mde), "%.2f%%", r->mde_pct);
 	const char *by = r->d.level != LEVEL_RUN ? level_name((enum ci_level)r->d.level) : "";
 	if (r->a && r->b && r->d.pairs)
-		snprintf(method, sizeof(method), "paired (%zu)%s%s", r->d.pairs, *by ? " " : "", by);
+		snprintf(method, sizeof(method), "%s (%zu)%s%s", diff_method(&r->d), r->d.pairs,
+			 *by ? " " : "", by);
 	else if (r->a && r->b)
 		snprintf(method, sizeof(method), "unpaired%s%s", *by ? " " : "", by);
 	if (m->value > 0)
@@ -221,7 +223,7 @@ static int mean_width(const struct comparison *c)
 /* The table leaves out the keys after backend and clients that have one
  * value throughout (most knobs, "-"), and says those that were set. */
 static void print_comparison_table(FILE *o, const char *const file[2], const char *metric,
-				   double alpha, int by_rep, const struct equiv_margin *m,
+				   double alpha, enum pairing by_rep, const struct equiv_margin *m,
 				   double sittings_pct, const double relative[3], const struct summary *a,
 				   const struct comparison *c)
 {
@@ -250,6 +252,8 @@ static void print_comparison_table(FILE *o, const char *const file[2], const cha
 	fputs("level: an interval is the runs', or when blocks of reps or sittings differ more\n"
 	      "than runs within them, the block means' ((runs/blocks) after a mean; method says so)\n", o);
 	fprintf(o, "significant: Welch's two-sided t-test at %g%% (p < %g)%s\n", 100 * (1 - alpha), alpha,
+		by_rep == PAIR_RATIO ? ";\nwhere the runs pair up by rep, a t-test of the mean of ln(B/A), "
+		"the change 100 (exp(x) - 1)\nof it and of its interval's ends (method paired-ratio)" :
 		by_rep ? "; a paired t-test where the runs pair up by rep (method paired)" : "");
 	fprintf(o, "interval: 95%% confidence interval of the change; mde: the least change the test "
 		"would detect\n(95%% confidence, %.0f%% power) at this noise and number of runs\n",
@@ -364,7 +368,7 @@ static int print_verdict(FILE *o, const struct summary *a, const struct comparis
 
 struct compare_opts {
 	const char *keys, *metric, *alpha_s, *verdict, *equivalent, *resolve, *sittings, *relative_s, *file[2];
-	int csv, by_rep;
+	int csv, by_rep, ratio;
 	double alpha;
 	double sittings_pct;            /* --sittings-pct's; NaN: none */
 	double relative[3];             /* --relative-to-sittings PCT,LO,HI; NaN: none */
@@ -392,6 +396,23 @@ static void relative_option(struct compare_opts *o)
 		    "and --resolve");
 }
 
+/* --ratio: of pairs, and its margins and effects in percent (of A), the
+ * scale a ratio has. */
+static void ratio_options(const struct compare_opts *o)
+{
+	if (!o->ratio)
+		return;
+	if (!o->by_rep)
+		die(EXIT_USAGE, "compare: --ratio is the ratio of paired runs: give --paired too "
+		    "(unpaired, the change is already in percent of A)");
+	if (o->equivalent && !o->margin.relative)
+		die(EXIT_USAGE, "compare: --ratio takes --equivalent in percent of A (2%%), not '%s'",
+		    o->equivalent);
+	if (o->resolve && !o->effect.relative)
+		die(EXIT_USAGE, "compare: --ratio takes --resolve in percent of A (2%%), not '%s'",
+		    o->resolve);
+}
+
 static void compare_options(int argc, char **argv, struct compare_opts *o)
 {
 	const char *figure = NULL, *block_text = NULL;
@@ -404,6 +425,7 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		{ "figure", 0, POPT_ARG_STRING, &figure, 0, NULL, NULL },
 		{ "csv", 0, POPT_ARG_NONE, &o->csv, 0, NULL, NULL },
 		{ "paired", 0, POPT_ARG_NONE, &o->by_rep, 0, NULL, NULL },
+		{ "ratio", 0, POPT_ARG_NONE, &o->ratio, 0, NULL, NULL },
 		{ "resolve", 0, POPT_ARG_STRING, &o->resolve, 0, NULL, NULL },
 		{ "sittings-pct", 0, POPT_ARG_STRING, &o->sittings, 0, NULL, NULL },
 		{ "relative-to-sittings", 0, POPT_ARG_STRING, &o->relative_s, 0, NULL, NULL },
@@ -434,16 +456,28 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 		die(EXIT_USAGE, "compare: --sittings-pct %s: want a number (the sittings' difference in %%)",
 		    o->sittings);
 	relative_option(o);
+	ratio_options(o);
 	if (!o->verdict)
 		return;
 	if (o->equivalent)
 		die(EXIT_USAGE, "compare: --verdict and --equivalent are separate questions: give one");
 	if (verdict_rule_parse(&o->rule, o->verdict, &err) < 0)
 		die(EXIT_USAGE, "compare: --verdict %s", err.msg);
+	if (o->ratio && !o->rule.relative)
+		die(EXIT_USAGE, "compare: --ratio takes --verdict's threshold in percent of A "
+		    "('%s<-3%%'), not '%s'", o->rule.figure, o->verdict);
 	if (figure_given || o->csv)
 		die(EXIT_USAGE, "compare: --verdict names its figure and prints lines of its own: "
 		    "leave out --figure, --metric and --csv");
 	o->metric = o->rule.figure;
+}
+
+/* --ratio: every run above 0, else exit 2 naming the file and line. */
+static void check_ratio(const struct summary *s, const char *name)
+{
+	struct errbuf err;
+	if (compare_ratio_check(s, name, &err) < 0)
+		die(EXIT_USAGE, "compare: %s", err.msg);
 }
 
 /* No point in common: exit 2 naming the keys whose values differ. */
@@ -477,11 +511,19 @@ void cmd_compare(int argc, char **argv)
 	load_results(o.file[0], &ta);
 	load_results(o.file[1], &tb);
 	struct strlist kl = o.keys ? strlist_split(o.keys) : comparison_keys(&ta, &tb);
+	char *name[2] = { xstrdup(ta.name), xstrdup(tb.name) };
 	summary_of(&ta, &kl, metric, &a);
 	summary_of(&tb, &kl, metric, &b);
 	strlist_free(&kl);
 	check_common_points(&o, &a, &b);
-	compare_summaries(&c, &a, &b, o.alpha, o.by_rep);
+	enum pairing by_rep = o.ratio ? PAIR_RATIO : o.by_rep ? PAIR_BY_REP : PAIR_NONE;
+	if (o.ratio) {
+		check_ratio(&a, name[0]);
+		check_ratio(&b, name[1]);
+	}
+	free(name[0]);
+	free(name[1]);
+	compare_summaries(&c, &a, &b, o.alpha, by_rep);
 	if (o.equivalent)
 		compare_equivalence(&c, &o.margin, o.alpha);
 	if (o.resolve)
@@ -495,7 +537,7 @@ void cmd_compare(int argc, char **argv)
 	else if (o.csv)
 		print_comparison_csv(stdout, &a, &c, &o.margin, o.resolve != NULL);
 	else
-		print_comparison_table(stdout, o.file, metric, o.alpha, o.by_rep, &o.margin, o.sittings_pct,
+		print_comparison_table(stdout, o.file, metric, o.alpha, by_rep, &o.margin, o.sittings_pct,
 				       o.relative, &a, &c);
 	comparison_free(&c);
 	summary_free(&b);

@@ -235,7 +235,7 @@ static void diff_finish(struct diff_est *d, double conf)
 	}
 }
 
-static const struct diff_est diff_none = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0, 0 };
+static const struct diff_est diff_none = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0, 0, 0 };
 
 struct diff_est stats_diff_se(double mean, double se, double df, double conf)
 {
@@ -287,19 +287,49 @@ struct diff_est stats_diff_welch(double mean_a, double sd_a, size_t n_a,
 	return e;
 }
 
+/* The verdict of the (1 - 2 alpha) interval [lo, hi] of d against the
+ * bounds (below, above): Schuirmann's two one-sided tests. */
+static enum equivalence tost_verdict(const struct diff_est *d, double lo, double hi,
+				     double below, double above, double alpha)
+{
+	if (lo > below && hi < above)
+		return EQUIV_EQUIVALENT;
+	return d->p < alpha ? EQUIV_DIFFERENT : EQUIV_CANNOT_TELL;
+}
+
+/* The (1 - 2 alpha) interval of d into *lo, *hi; 0 when d or alpha will not do. */
+static int tost_interval(const struct diff_est *d, double alpha, double *lo, double *hi)
+{
+	if (!d->valid || !(alpha > 0 && alpha < 0.5))
+		return 0;
+	double half = d->se > 0 ? stats_t_quantile(1 - alpha, d->df) * d->se : 0;
+	*lo = d->mean - half;
+	*hi = d->mean + half;
+	return 1;
+}
+
 struct equiv_est stats_equivalence(const struct diff_est *d, double margin, double alpha)
 {
 	struct equiv_est e = { EQUIV_NONE, NAN, NAN, NAN };
-	if (!d->valid || !(margin > 0) || !isfinite(margin) || !(alpha > 0 && alpha < 0.5))
+	if (!(margin > 0) || !isfinite(margin) || !tost_interval(d, alpha, &e.lo, &e.hi))
 		return e;
-	double half = d->se > 0 ? stats_t_quantile(1 - alpha, d->df) * d->se : 0;
-	e.lo = d->mean - half;
-	e.hi = d->mean + half;
 	e.shown = fmax(fabs(e.lo), fabs(e.hi));
-	if (e.shown < margin)
-		e.verdict = EQUIV_EQUIVALENT;
-	else
-		e.verdict = d->p < alpha ? EQUIV_DIFFERENT : EQUIV_CANNOT_TELL;
+	e.verdict = tost_verdict(d, e.lo, e.hi, -margin, margin, alpha);
+	return e;
+}
+
+struct equiv_est stats_equivalence_ratio(const struct diff_est *d, double margin_pct, double alpha)
+{
+	struct equiv_est e = { EQUIV_NONE, NAN, NAN, NAN };
+	double lo, hi;
+	if (!(margin_pct > 0) || !isfinite(margin_pct) || !tost_interval(d, alpha, &lo, &hi))
+		return e;
+	/* a margin of 100% or more has no lower bound: B can fall to nothing */
+	double below = margin_pct < 100 ? log1p(-margin_pct / 100) : -INFINITY;
+	e.verdict = tost_verdict(d, lo, hi, below, log1p(margin_pct / 100), alpha);
+	e.lo = 100 * expm1(lo);
+	e.hi = 100 * expm1(hi);
+	e.shown = fmax(fabs(e.lo), fabs(e.hi));
 	return e;
 }
 

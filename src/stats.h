@@ -83,6 +83,7 @@ struct diff_est {
 	size_t pairs;   /* paired: how many pairs; else 0 */
 	int valid;      /* 0 when there is too little data for an interval */
 	int level;      /* where its variance was taken: enum ci_level (stats_blocks.h) */
+	int log_ratio;  /* mean is of per-pair ln(b_i / a_i), not of b_i - a_i */
 };
 
 /* The power that the minimum detectable effect is the effect for. */
@@ -129,6 +130,12 @@ struct equiv_est {
 };
 
 struct equiv_est stats_equivalence(const struct diff_est *d, double margin, double alpha);
+/* The same on d a mean log ratio ln(B/A) (stats_diff_se of the per-pair
+ * logs), the margin in percent of A: the two tests against ln(1 - m/100)
+ * and ln(1 + m/100), symmetric in percent, not quite in log. lo, hi and
+ * shown in percent: 100 (exp(x) - 1) of the interval's ends, shown the
+ * larger of |lo| and |hi|, so that equivalent is shown < margin still. */
+struct equiv_est stats_equivalence_ratio(const struct diff_est *d, double margin_pct, double alpha);
 /* "equivalent", "different", "cannot tell", or "n/a". */
 const char *equivalence_word(enum equivalence v);
 

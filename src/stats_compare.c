@@ -21,13 +21,23 @@ static size_t rep_index(const struct rep_values *rv, const char *rep, const char
 	return i;
 }
 
-/* b - a rep by rep (within a sitting) into d over the reps both points
- * ran: the pairs, or 0 for none. A rep twice on either side pairs nothing.
+/* What a pair of runs gives: b - a, or ln(b / a) for PAIR_RATIO (NaN
+ * unless both are above 0). */
+static double pair_value(double a, double b, enum pairing how)
+{
+	if (how != PAIR_RATIO)
+		return b - a;
+	return a > 0 && b > 0 ? log(b / a) : NAN;
+}
+
+/* b - a (or ln(b / a)) rep by rep (within a sitting) into d over the reps
+ * both points ran: the pairs, or 0 for none (also when a pair has no
+ * ratio: compare_ratio_check refuses such runs first). A rep twice on either side pairs nothing.
  * Two points with the same reps pair (2 of them at least); others when 3
  * or more reps are common: --precision stops its points at different reps,
  * and the reps they both ran were run back to back all the same. */
 static size_t rep_differences(const struct rep_values *a, const struct rep_values *b,
-			      struct block_run *d)
+			      struct block_run *d, enum pairing how)
 {
 	size_t n = 0;
 
@@ -39,9 +49,12 @@ static size_t rep_differences(const struct rep_values *a, const struct rep_value
 			return 0;
 		size_t j = rep_index(b, a->rep[i], a->sitting[i]);
 		double rep = csv_num(a->rep[i]);
-		if (j < b->n)
-			d[n++] = (struct block_run){ b->v[j] - a->v[i], isfinite(rep) ? rep : (double)i,
-						     a->sitting[i] };
+		if (j == b->n)
+			continue;
+		d[n++] = (struct block_run){ pair_value(a->v[i], b->v[j], how),
+					     isfinite(rep) ? rep : (double)i, a->sitting[i] };
+		if (isnan(d[n - 1].v))
+			return 0;
 	}
 	bool same_reps = n == a->n && n == b->n;
 	return n >= (same_reps ? 2 : 3) ? n : 0;
@@ -58,14 +71,15 @@ static struct diff_est paired_difference(struct block_run *d, size_t pairs, size
 	return r;
 }
 
-struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep)
+struct diff_est point_difference(const struct point *a, const struct point *b, enum pairing by_rep)
 {
 	const struct metric_sum *ma = &a->m[0], *mb = &b->m[0];
 	struct block_run *d = xrealloc(NULL, (a->reps.n ? a->reps.n : 1) * sizeof(*d));
-	size_t pairs = by_rep ? rep_differences(&a->reps, &b->reps, d) : 0;
+	size_t pairs = by_rep ? rep_differences(&a->reps, &b->reps, d, by_rep) : 0;
 	struct diff_est e;
 	if (pairs) {
 		e = paired_difference(d, pairs, a->reps.block_reps);
+		e.log_ratio = by_rep == PAIR_RATIO;
 	} else {
 		e = stats_diff_welch(ma->mean, isnan(ma->sd_level) ? 0 : ma->sd_level, ma->n_level,
 				     mb->mean, isnan(mb->sd_level) ? 0 : mb->sd_level, mb->n_level,
@@ -78,13 +92,35 @@ struct diff_est point_difference(const struct point *a, const struct point *b, i
 
 const char *diff_method(const struct diff_est *d)
 {
-	return d->pairs ? "paired" : "unpaired";
+	if (!d->pairs)
+		return "unpaired";
+	return d->log_ratio ? "paired-ratio" : "paired";
 }
 
 /* ---- comparison ------------------------------------------------------------------ */
 
+/* The change in percent of A from d: of a log ratio, 100 (exp(x) - 1)
+ * of its mean, its interval's ends and its MDE; else d against A's mean
+ * (A's mean as the yardstick: its own noise is in d's interval already;
+ * that of the ratio's denominator adds a term of second order). */
+static void change_in_pct(struct comparison_row *row, double mean_a)
+{
+	const struct diff_est *d = &row->d;
+	if (d->log_ratio) {
+		row->change_pct = 100 * expm1(d->mean);
+		row->change_lo_pct = 100 * expm1(d->mean - d->ci);
+		row->change_hi_pct = 100 * expm1(d->mean + d->ci);
+		row->mde_pct = 100 * expm1(d->mde);
+	} else if (mean_a > 0) {
+		row->change_lo_pct = 100 * (d->mean - d->ci) / mean_a;
+		row->change_hi_pct = 100 * (d->mean + d->ci) / mean_a;
+		row->mde_pct = 100 * d->mde / mean_a;
+	}
+	row->half_width_pct = (row->change_hi_pct - row->change_lo_pct) / 2;
+}
+
 static void compare_point(struct comparison *c, struct comparison_row *row, double alpha,
-			  int by_rep, double *ratio)
+			  enum pairing by_rep, double *ratio)
 {
 	const struct metric_sum *ma = &row->a->m[0], *mb = &row->b->m[0];
 	c->ncommon++;
@@ -94,20 +130,14 @@ static void compare_point(struct comparison *c, struct comparison_row *row, doub
 	}
 	row->d = point_difference(row->a, row->b, by_rep);
 	row->w = (struct welch){ row->d.t, row->d.df, row->d.p, row->d.valid };
-	/* A's mean as the yardstick: its own noise is in d's interval already;
-	 * that of the ratio's denominator adds a term of second order. */
-	if (ma->mean > 0) {
-		row->change_lo_pct = 100 * (row->d.mean - row->d.ci) / ma->mean;
-		row->change_hi_pct = 100 * (row->d.mean + row->d.ci) / ma->mean;
-		row->mde_pct = 100 * row->d.mde / ma->mean;
-	}
+	change_in_pct(row, ma->mean);
 	row->verdict = "n/a";
 	if (!row->w.valid)
 		return;
 	row->verdict = row->w.p < alpha ? "yes" : "no";
 	if (row->w.p < alpha) {
 		c->nsig++;
-		if (mb->mean > ma->mean)
+		if (row->d.log_ratio ? row->d.mean > 0 : mb->mean > ma->mean)
 			c->nup++;
 		else
 			c->ndown++;
@@ -115,7 +145,7 @@ static void compare_point(struct comparison *c, struct comparison_row *row, doub
 }
 
 void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
-		       double alpha, int by_rep)
+		       double alpha, enum pairing by_rep)
 {
 	size_t cap = a->npoints + b->npoints + 1;
 	double *ratio = xrealloc(NULL, cap * sizeof(double));
@@ -132,7 +162,8 @@ void compare_summaries(struct comparison *c, const struct summary *a, const stru
 		*row = (struct comparison_row){ .a = in_a ? p : NULL, .b = in_a ? other : p,
 						.change_pct = NAN, .change_lo_pct = NAN,
 						.change_hi_pct = NAN, .mde_pct = NAN,
-						.d = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0 },
+						.half_width_pct = NAN,
+						.d = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, 0, 0, 0 },
 						.w = { NAN, NAN, NAN, 0 },
 						.verdict = in_a ? "only in A" : "only in B" };
 		if (row->a && row->b)
@@ -355,9 +386,36 @@ void compare_equivalence(struct comparison *c, const struct equiv_margin *m, dou
 	for (size_t i = 0; i < c->nrows; i++) {
 		struct comparison_row *r = &c->rows[i];
 		r->eq = (struct equiv_est){ EQUIV_NONE, NAN, NAN, NAN };
-		if (r->a && r->b)
+		if (r->a && r->b && r->d.log_ratio && m->relative)
+			r->eq = stats_equivalence_ratio(&r->d, m->value, alpha);
+		else if (r->a && r->b && !r->d.log_ratio)
 			r->eq = equivalence_of(&r->d, r->a->m[0].mean, m, alpha);
 	}
+}
+
+/* The standard deviation of the logs of a point's runs (all above 0:
+ * compare_ratio_check). */
+static double sd_of_logs(const struct rep_values *rv)
+{
+	double *x = xrealloc(NULL, (rv->n ? rv->n : 1) * sizeof(double));
+	for (size_t i = 0; i < rv->n; i++)
+		x[i] = log(rv->v[i]);
+	double sd = stats_sd_of(x, rv->n);
+	free(x);
+	return sd;
+}
+
+int compare_ratio_check(const struct summary *s, const char *name, struct errbuf *err)
+{
+	for (size_t i = 0; i < s->npoints; i++) {
+		const struct rep_values *rv = &s->p[i].reps;
+		for (size_t j = 0; j < rv->n; j++)
+			if (!(rv->v[j] > 0))
+				return err_set(err, "%s:%zu: %s %g: --ratio takes the ratio of runs above 0; "
+					       "leave out --ratio for this figure", name, rv->line[j],
+					       s->metrics.v[0], rv->v[j]);
+	}
+	return 0;
 }
 
 void compare_resolve(struct comparison *c, const struct equiv_margin *effect)
@@ -367,8 +425,15 @@ void compare_resolve(struct comparison *c, const struct equiv_margin *effect)
 		r->runs_to_resolve = 0;
 		if (!r->a || !r->b || r->a->m[0].n < 2 || r->b->m[0].n < 2)
 			continue;
+		double sd_a = r->a->m[0].sd, sd_b = r->b->m[0].sd;
 		double size = effect->relative ? effect->value * r->a->m[0].mean / 100 : effect->value;
-		r->runs_to_resolve = stats_runs_to_resolve(r->a->m[0].sd, r->b->m[0].sd, size, SUMMARY_CONF,
+		if (r->d.log_ratio) {
+			/* the runs' logs; a rise of EFFECT%, the smaller of it and a fall in log */
+			sd_a = sd_of_logs(&r->a->reps);
+			sd_b = sd_of_logs(&r->b->reps);
+			size = effect->relative ? log1p(effect->value / 100) : NAN;
+		}
+		r->runs_to_resolve = stats_runs_to_resolve(sd_a, sd_b, size, SUMMARY_CONF,
 							   STATS_MDE_POWER, COMPARE_RESOLVE_MAX);
 	}
 }

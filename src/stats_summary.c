@@ -20,6 +20,7 @@ void summary_free(struct summary *s)
 		strv_free(p->reps.rep, p->reps.n);
 		strv_free(p->reps.sitting, p->reps.n);
 		free(p->reps.v);
+		free(p->reps.line);
 	}
 	free(s->p);
 	strlist_free(&s->keys);
@@ -219,6 +220,8 @@ static void collect_reps(struct summary *s, const struct table *t, const size_t 
 		rv->rep = xrealloc(rv->rep, (rv->n + 1) * sizeof(char *));
 		rv->sitting = xrealloc(rv->sitting, (rv->n + 1) * sizeof(char *));
 		rv->v = xrealloc(rv->v, (rv->n + 1) * sizeof(double));
+		rv->line = xrealloc(rv->line, (rv->n + 1) * sizeof(size_t));
+		rv->line[rv->n] = t->line[r];
 		rv->rep[rv->n] = xstrdup(t->rows[r][rep]);
 		rv->sitting[rv->n] = xstrdup(sitting >= 0 ? t->rows[r][sitting] : "");
 		rv->v[rv->n++] = v;
@@ -561,7 +564,7 @@ static void layer_stats(struct layer_row *r)
 		r->ci = a->ci;
 		r->df = a->n_level > 1 ? (double)(a->n_level - 1) : NAN;
 		r->d = (struct diff_est){ a->mean, NAN, r->df, a->ci, NAN, NAN, NAN, 0, a->n_level > 1,
-					  (int)a->level };
+					  (int)a->level, 0 };
 		r->bottom = 0;
 		r->top = a->mean;
 		return;

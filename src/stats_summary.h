@@ -35,6 +35,7 @@ struct rep_values {
 	char **rep;
 	char **sitting;         /* runs.csv's "sitting", "" without one */
 	double *v;
+	size_t *line;           /* the line of the input each run is on, for messages */
 	size_t block_reps;      /* --block-reps: 0 for the default */
 };
 
@@ -92,15 +93,22 @@ const struct point *summary_find(const struct summary *s, char *const *key);
  * the level level_estimate chooses for them (drift common to both sides
  * cancels in them). Else unpaired (Welch), each side at its own level;
  * the difference's level the higher. */
-struct diff_est point_difference(const struct point *a, const struct point *b, int by_rep);
-/* "paired" or "unpaired", for the method columns. */
+enum pairing {
+	PAIR_NONE,              /* unpaired: Welch's difference of the means */
+	PAIR_BY_REP,            /* the mean of the per-rep differences b - a */
+	PAIR_RATIO,             /* the mean of the per-rep ln(b / a): log_ratio */
+};
+struct diff_est point_difference(const struct point *a, const struct point *b, enum pairing by_rep);
+/* "paired", "paired-ratio" or "unpaired", for the method columns. */
 const char *diff_method(const struct diff_est *d);
 
 struct comparison_row {
 	const struct point *a, *b;      /* one may be NULL: the point is only in the other */
 	double change_pct;              /* 100 (mean_b / mean_a - 1); NaN unless both > 0 */
 	struct diff_est d;              /* mean_b - mean_a, its interval and MDE */
-	double change_lo_pct, change_hi_pct, mde_pct;   /* d's interval and MDE against mean_a */
+	double change_lo_pct, change_hi_pct, mde_pct;   /* d's interval and MDE against mean_a;
+	                                 * of a log ratio, 100 (exp(x) - 1) of its mean, ends, MDE */
+	double half_width_pct;          /* (change_hi_pct - change_lo_pct) / 2 */
 	struct welch w;                 /* t, df, p: d's (Welch's, or the paired test's) */
 	const char *verdict;            /* "yes", "no", "n/a", "only in A", "only in B",
 					 * "sittings" (compare_sittings) */
@@ -129,9 +137,11 @@ struct strlist comparison_keys(struct table *a, struct table *b);
  * else NULL. Free it. */
 char *comparison_mismatch(const struct summary *a, const struct summary *b);
 /* by_rep: pair the runs of A and B by rep (point_difference) where they
- * can be; only when A and B ran interleaved, repetition by repetition. */
+ * can be; only when A and B ran interleaved, repetition by repetition.
+ * PAIR_RATIO: the pairs' log ratios (every run above 0: compare_ratio_check
+ * first), the change and its interval 100 (exp(x) - 1) of theirs. */
 void compare_summaries(struct comparison *c, const struct summary *a, const struct summary *b,
-		       double alpha, int by_rep);
+		       double alpha, enum pairing by_rep);
 /* The sittings of A and B differ by sittings_pct % (a yardstick's change,
  * its sign ignored): a significant change whose interval lies within
  * +-|sittings_pct| % of A's mean is not called significant ("sittings"),
@@ -144,6 +154,9 @@ void compare_sittings(struct comparison *c, double sittings_pct);
  * (first-order delta method), significant when it excludes 0; t, p and mde
  * have no meaning there (NaN), nor has the difference's mde. */
 void compare_relative(struct comparison *c, double y_pct, double y_lo_pct, double y_hi_pct);
+/* For PAIR_RATIO: 0 when every run of s (read from the file name) is
+ * above 0, else -1 with err naming the file and line of the first not. */
+int compare_ratio_check(const struct summary *s, const char *name, struct errbuf *err);
 void comparison_free(struct comparison *c);
 
 struct cost_row {
@@ -212,10 +225,13 @@ struct equiv_est equivalence_of(const struct diff_est *d, double ref, const stru
 /* --resolve EFFECT: every compared row's runs_to_resolve, the runs a side
  * two sweeps with A's and B's standard deviations would need for an MDE of
  * EFFECT (percent of A's mean when relative): stats_runs_to_resolve, at
- * most COMPARE_RESOLVE_MAX; 0 where a side has fewer than 2 runs. */
+ * most COMPARE_RESOLVE_MAX; 0 where a side has fewer than 2 runs. Of a
+ * log ratio, the standard deviations of the runs' logs and EFFECT a rise
+ * of ln(1 + EFFECT/100) (percent only). */
 #define COMPARE_RESOLVE_MAX 100000
 void compare_resolve(struct comparison *c, const struct equiv_margin *effect);
-/* Fills every compared row's eq, B - A against A's mean. */
+/* Fills every compared row's eq, B - A against A's mean; a log ratio's
+ * by stats_equivalence_ratio (a margin in percent only, else n/a). */
 void compare_equivalence(struct comparison *c, const struct equiv_margin *m, double alpha);
 /* Fills every layer's eq at 1 - SUMMARY_CONF: the layer (minuend minus
  * subtrahend) against the subtrahend's mean; the first level has none. */

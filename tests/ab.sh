@@ -28,7 +28,8 @@ kind() {
 expect_exit 1 "a large injected cost: bad for git bisect" "$AB" --out "$TL_TMP/slow" --seed 1 --max-blocks 3 \
 	--figure cost_cpu_us --bisect --b-args '--inject-ns 20000' -- "${TINY[@]}"
 [ "$(kind "$TL_TMP/slow")" = slower ] && ok "it says slower" || not_ok "it says $(kind "$TL_TMP/slow")"
-grep -q '^B slower than A by .*%' "$TL_TMP/slow/verdict.txt" && ok "verdict.txt says B slower" ||
+grep -q '^B slower than A by .*% \[.*\] (cost_cpu_us, paired ratio, 95% interval)$' "$TL_TMP/slow/verdict.txt" &&
+	ok "verdict.txt says B slower, of the paired ratio" ||
 	not_ok "verdict.txt: $(head -1 "$TL_TMP/slow/verdict.txt")"
 grep -q 'minimum detectable effect at this noise' "$TL_TMP/out" && ok "the MDE is said" || not_ok "no MDE said"
 runs="$(find "$TL_TMP/slow/runs" -name '*.json' | wc -l)"

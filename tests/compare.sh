@@ -55,9 +55,12 @@ compare_csv() {
 	expect_exit 0 "compare --csv" "$STATS" compare --csv "$A" "$B"
 	local c="$TL_TMP/out"
 	cp "$c" "$TL_TMP/cmp.csv"
-	check "csv header" grep -q '^backend,clients,offload,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs,level$' "$c"
+	check "csv header" grep -q '^backend,clients,offload,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,diff,diff_ci95,change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs,level,half_width_pct$' "$c"
 	check_near "pipe 1 change" "$(field "$c" pipe,1,n/a change_pct)" 10 1e-6
 	check_near "pipe 1 t" "$(field "$c" pipe,1,n/a t)" 6.12372 1e-4
+	check_near "pipe 1 half_width_pct" "$(field "$c" pipe,1,n/a half_width_pct)" \
+		"$(awk -F, -v lo="$(field "$c" pipe,1,n/a change_lo_pct)" -v hi="$(field "$c" pipe,1,n/a change_hi_pct)" \
+			'BEGIN { print (hi - lo) / 2 }')" 1e-4
 	check_near "pipe 1 df" "$(field "$c" pipe,1,n/a df)" 4 1e-9
 	check_near "pipe 1 p" "$(field "$c" pipe,1,n/a p)" 0.003602 1e-6
 	[ "$(field "$c" pipe,1,n/a significant)" = yes ] && ok "pipe 1 significant" || not_ok "pipe 1 significant"
@@ -196,7 +199,7 @@ equivalence() {
 	local EA="$SRCDIR/tests/data/equivalence_a.csv" EB="$SRCDIR/tests/data/equivalence_b.csv" o="$TL_TMP/out"
 	expect_exit 0 "compare --csv --equivalent 2%" "$STATS" compare --csv --equivalent 2% "$EA" "$EB"
 	check "equivalence columns appended after pairs" grep -q \
-		',method,pairs,equivalence,margin_pct,equiv_lo_pct,equiv_hi_pct,margin_shown_pct,level$' "$o"
+		',method,pairs,equivalence,margin_pct,equiv_lo_pct,equiv_hi_pct,margin_shown_pct,level,half_width_pct$' "$o"
 	[ "$(field "$o" pipe,1,n/a equivalence)" = equivalent ] && [ "$(field "$o" unix,1,n/a equivalence)" = different ] &&
 		[ "$(field "$o" tcp,1,on equivalence)" = "cannot tell" ] &&
 		ok "equivalent, different, cannot tell" || not_ok "verdicts: $(cat "$o")"
@@ -204,12 +207,12 @@ equivalence() {
 	check_near "tcp: the margin it could have shown" "$(field "$o" tcp,1,on margin_shown_pct)" 2.740646 1e-5
 	check_near "unix: shown" "$(field "$o" unix,1,n/a margin_shown_pct)" 11.7406 1e-4
 	[ "$(field "$o" pipe,1,n/a significant)" = yes ] && ok "pipe: significant all the same" || not_ok "pipe significant"
-	grep -q '^geomean,.*,1 equivalent,,,,,$' "$o" && ok "geomean line: the count" || not_ok "geomean: $(tail -1 "$o")"
+	grep -q '^geomean,.*,1 equivalent,,,,,,$' "$o" && ok "geomean line: the count" || not_ok "geomean: $(tail -1 "$o")"
 	expect_exit 0 "compare --csv --paired --equivalent 2%" "$STATS" compare --csv --paired --equivalent 2% "$EA" "$EB"
 	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && [ "$(field "$o" unix,1,n/a equivalence)" = different ] &&
 		ok "paired: the steady differences are equivalent, 10% different" || not_ok "paired: $(cat "$o")"
 	expect_exit 0 "compare --csv --equivalent 3 (the figure's units)" "$STATS" compare --csv --equivalent 3 "$EA" "$EB"
-	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && grep -q ',margin,equiv_lo,equiv_hi,margin_shown,level$' "$o" &&
+	[ "$(field "$o" tcp,1,on equivalence)" = equivalent ] && grep -q ',margin,equiv_lo,equiv_hi,margin_shown,level,half_width_pct$' "$o" &&
 		ok "absolute margin: +-3 MB/s shows tcp equivalent" || not_ok "absolute: $(cat "$o")"
 	expect_exit 0 "compare --equivalent 2% (table)" "$STATS" compare --equivalent 2% "$EA" "$EB"
 	grep -Eq '^tcp +1 +on .* unpaired +cannot tell +±2\.74%$' "$o" &&
@@ -229,6 +232,32 @@ equivalence() {
 	expect_exit 0 "decompose --table --equivalent 20%" "$STATS" decompose --table --equivalent 20% "$L"
 	grep -Eq '^  TSO/GSO on − off \(tcp\) .* covers 0  cannot tell \(shown ±46%\)$' "$o" &&
 		ok "--table: the layer's verdict and shown margin" || not_ok "--table: $(cat "$o")"
+}
+
+# compare --paired --ratio on tests/test_blocks.c's worked-out sample:
+# ln(B/A) = ln 1.02, ln 1.04, ln 1.03, the change 100 (exp(mean) - 1) =
+# 2.99676% with ends 0.54233% and 5.51111%, half_width_pct 2.48439.
+ratio() {
+	local ra="$TL_TMP/ratio_a.csv" rb="$TL_TMP/ratio_b.csv" o="$TL_TMP/out"
+	printf 'backend,clients,rep,status,mb_per_sec\n' | tee "$ra" >"$rb"
+	printf 'pipe,1,%s,ok,100\n' 1 2 3 >>"$ra"
+	printf 'pipe,1,1,ok,102\npipe,1,2,ok,104\npipe,1,3,ok,103\n' >>"$rb"
+	expect_exit 0 "compare --paired --ratio --csv" "$STATS" compare --paired --ratio --csv --equivalent 10% "$ra" "$rb"
+	check_near "ratio: change" "$(field "$o" pipe,1 change_pct)" 2.99676 1e-5
+	check_near "ratio: low end" "$(field "$o" pipe,1 change_lo_pct)" 0.54233 1e-5
+	check_near "ratio: half_width_pct" "$(field "$o" pipe,1 half_width_pct)" 2.48439 1e-5
+	[ "$(field "$o" pipe,1 method)" = paired-ratio ] && [ "$(field "$o" pipe,1 equivalence)" = equivalent ] &&
+		ok "ratio: method paired-ratio, equivalent within 10%" || not_ok "ratio: $(cat "$o")"
+	expect_exit 0 "compare --paired --ratio (table)" "$STATS" compare --paired --ratio "$ra" "$rb"
+	check "ratio table: the method" grep -Eq '^pipe +1 .* \[\+0\.54%, \+5\.51%\] .* paired-ratio \(3\)$' "$o"
+	expect_exit 2 "--ratio without --paired" "$STATS" compare --ratio "$ra" "$rb"
+	check "says to give --paired" grep -q 'give --paired too' "$TL_TMP/err"
+	expect_exit 2 "--ratio --equivalent in units" "$STATS" compare --paired --ratio --equivalent 2 "$ra" "$rb"
+	expect_exit 2 "--ratio --verdict in units" "$STATS" compare --paired --ratio --verdict 'mb_per_sec<-3' "$ra" "$rb"
+	expect_exit 1 "--ratio --verdict in %: bad" "$STATS" compare --paired --ratio --verdict 'mb_per_sec>0.5%' "$ra" "$rb"
+	sed -i 's/^pipe,1,2,ok,104$/pipe,1,2,ok,0/' "$rb"
+	expect_exit 2 "--ratio: a run of 0" "$STATS" compare --paired --ratio --csv "$ra" "$rb"
+	check "names the file and line" grep -q 'ratio_b.csv:3: mb_per_sec 0' "$TL_TMP/err"
 }
 
 rows_cli() {
@@ -444,6 +473,7 @@ compare_table
 cost
 decompose
 equivalence
+ratio
 paired
 report_lib
 rows_cli

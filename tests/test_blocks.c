@@ -216,6 +216,178 @@ static void read_back(void)
 	strlist_free(&keys);
 }
 
+/* ---- the paired ratio: compare --paired --ratio ------------------------------------ */
+
+/* Two one-point sweeps a and b (pipe, 1 client, x over reps) compared
+ * pair by pair on ln(b / a); tables and summaries for the caller to free. */
+struct ratio_case {
+	struct table t[2];
+	struct summary s[2];
+	struct comparison c;
+};
+
+static const struct comparison_row *ratio_compare(struct ratio_case *rc, const char *a,
+						  const char *b, unsigned flags)
+{
+	summarize_csv(&rc->s[0], &rc->t[0], a, flags);
+	summarize_csv(&rc->s[1], &rc->t[1], b, flags);
+	compare_summaries(&rc->c, &rc->s[0], &rc->s[1], 0.05, PAIR_RATIO);
+	CHECK_EQ_U(rc->c.nrows, 1);
+	return &rc->c.rows[0];
+}
+
+static void ratio_free(struct ratio_case *rc)
+{
+	comparison_free(&rc->c);
+	for (int i = 0; i < 2; i++) {
+		summary_free(&rc->s[i]);
+		table_free(&rc->t[i]);
+	}
+}
+
+#define RATIO_HEAD "backend,clients,rep,x\n"
+
+/* B = A x 1.05 exactly: every ln(b / a) is ln 1.05 (105/100, 210/200 and
+ * 420/400 are the one double), sd 0: a change of 5% with no width. */
+static void ratio_exact(void)
+{
+	struct ratio_case rc;
+	const struct comparison_row *r = ratio_compare(&rc, RATIO_HEAD "pipe,1,1,100\npipe,1,2,200\npipe,1,3,400\n",
+						       RATIO_HEAD "pipe,1,1,105\npipe,1,2,210\npipe,1,3,420\n", 0);
+	CHECK_STR(diff_method(&r->d), "paired-ratio");
+	CHECK_EQ_U(r->d.pairs, 3);
+	CHECK_NEAR(r->d.mean, log(1.05), 1e-15);
+	CHECK_NEAR(r->change_pct, 5.0, 1e-9);
+	CHECK_NEAR(r->change_lo_pct, 5.0, 1e-9);
+	CHECK_NEAR(r->change_hi_pct, 5.0, 1e-9);
+	CHECK_NEAR(r->half_width_pct, 0, 1e-12);
+	CHECK_STR(r->verdict, "yes");
+	ratio_free(&rc);
+}
+
+/* d = ln 1.02, ln 1.04, ln 1.03 (A 100 each; B 102, 104, 103): mean
+ * (0.0198026 + 0.0392207 + 0.0295588) / 3 = 0.0295274, sd 0.0097091,
+ * se sd / sqrt 3 = 0.0056055, t(0.975, 2) = 4.3027: half-width in ln
+ * 0.0241187. The change 100 (exp(0.0295274) - 1) = 2.99676%, its ends
+ * 100 (exp(0.0295274 -+ 0.0241187) - 1) = 0.54233% and 5.51111%,
+ * half_width_pct (5.51111 - 0.54233) / 2 = 2.48439; t = 0.0295274 /
+ * 0.0056055 = 5.2675 on 2 df. The MDE (4.3027 + t(0.80, 2) 1.0607) x se
+ * = 0.030065 in ln, 100 (exp(0.030065) - 1) = 3.0522%. */
+static void ratio_by_hand(void)
+{
+	struct ratio_case rc;
+	const struct comparison_row *r = ratio_compare(&rc, RATIO_HEAD "pipe,1,1,100\npipe,1,2,100\npipe,1,3,100\n",
+						       RATIO_HEAD "pipe,1,1,102\npipe,1,2,104\npipe,1,3,103\n", 0);
+	CHECK_EQ_U(r->d.level, LEVEL_RUN);
+	CHECK_NEAR(r->d.mean, 0.0295274, 1e-7);
+	CHECK_NEAR(r->d.se, 0.0056055, 1e-7);
+	CHECK_NEAR(r->d.ci, 0.0241187, 1e-7);
+	CHECK_NEAR(r->d.df, 2, 0);
+	CHECK_NEAR(r->w.t, 5.2675, 1e-4);
+	CHECK_NEAR(r->change_pct, 2.99676, 1e-5);
+	CHECK_NEAR(r->change_lo_pct, 0.54233, 1e-5);
+	CHECK_NEAR(r->change_hi_pct, 5.51111, 1e-5);
+	CHECK_NEAR(r->half_width_pct, 2.48439, 1e-5);
+	CHECK_NEAR(r->mde_pct, 100 * expm1((4.30265 + stats_t_quantile(0.80, 2)) * 0.0056055), 1e-3);
+	CHECK_STR(r->verdict, "yes");
+	ratio_free(&rc);
+}
+
+/* A against itself to within 0.2%: d = ln(B/A) of A 100 101 99 100 102 98
+ * and B 100.2 100.8 99.1 99.9 102.1 97.9 has mean -2.68e-6 and sd
+ * 0.00154556, se 0.00063097; the 90% interval (two one-sided tests at 5%)
+ * -2.68e-6 -+ t(0.95, 5) 2.01505 x se, in percent -0.12733% to +0.12696%:
+ * equivalent within 1%, shown 0.12733%; within 0.1% the noise cannot tell
+ * (not significant either). */
+static void ratio_equivalent(void)
+{
+	struct ratio_case rc;
+	const struct comparison_row *r = ratio_compare(&rc,
+		RATIO_HEAD "pipe,1,1,100\npipe,1,2,101\npipe,1,3,99\npipe,1,4,100\npipe,1,5,102\npipe,1,6,98\n",
+		RATIO_HEAD "pipe,1,1,100.2\npipe,1,2,100.8\npipe,1,3,99.1\npipe,1,4,99.9\npipe,1,5,102.1\n"
+		"pipe,1,6,97.9\n", 0);
+	struct equiv_margin m = { 1, 1 };
+	compare_equivalence(&rc.c, &m, 0.05);
+	CHECK_EQ_U(r->d.level, LEVEL_RUN);
+	CHECK_STR(equivalence_word(r->eq.verdict), "equivalent");
+	CHECK_NEAR(r->eq.lo, -0.12733, 1e-5);
+	CHECK_NEAR(r->eq.hi, 0.12696, 1e-5);
+	CHECK_NEAR(r->eq.shown, 0.12733, 1e-5);
+	m.value = 0.1;
+	compare_equivalence(&rc.c, &m, 0.05);
+	CHECK_STR(equivalence_word(r->eq.verdict), "cannot tell");
+	m = (struct equiv_margin){ 1, 0 };      /* a margin in the figure's units has no ratio */
+	compare_equivalence(&rc.c, &m, 0.05);
+	CHECK_STR(equivalence_word(r->eq.verdict), "n/a");
+	ratio_free(&rc);
+}
+
+/* The margin is symmetric in percent, so a little asymmetric in ln: at 2%
+ * the bounds are ln 0.98 = -0.020203 and ln 1.02 = +0.019803. A 90%
+ * interval of ln 0.981 to ln 1.019 (-1.9% to +1.9%) lies within them; one
+ * of ln 0.979 to ln 1.0199 (-2.1%: below ln 0.98) does not, though its
+ * ends in ln, -0.021224 and +0.019705, are each within 0.0203 of 0. */
+static void ratio_margin_bounds(void)
+{
+	double t = stats_t_quantile(0.95, 10);
+	struct diff_est d = stats_diff_se((log(0.981) + log(1.019)) / 2,
+					  (log(1.019) - log(0.981)) / 2 / t, 10, 0.95);
+	struct equiv_est e = stats_equivalence_ratio(&d, 2, 0.05);
+	CHECK_STR(equivalence_word(e.verdict), "equivalent");
+	CHECK_NEAR(e.lo, -1.9, 1e-9);
+	CHECK_NEAR(e.hi, 1.9, 1e-9);
+	d = stats_diff_se((log(0.979) + log(1.0199)) / 2, (log(1.0199) - log(0.979)) / 2 / t, 10, 0.95);
+	e = stats_equivalence_ratio(&d, 2, 0.05);
+	CHECK(e.verdict != EQUIV_EQUIVALENT);
+	CHECK_NEAR(e.shown, 2.1, 1e-9);
+	CHECK_STR(equivalence_word(stats_equivalence_ratio(&d, 0, 0.05).verdict), "n/a");
+}
+
+/* A run not above 0 has no ratio: named by file and line (line 3: the
+ * header, then rep 1, then rep 2). */
+static void ratio_not_positive(void)
+{
+	struct table t;
+	struct summary s;
+	struct errbuf err;
+	summarize_csv(&s, &t, RATIO_HEAD "pipe,1,1,100\npipe,1,2,0\npipe,1,3,90\n", 0);
+	CHECK(compare_ratio_check(&s, "a.csv", &err) < 0);
+	CHECK(strstr(err.msg, "a.csv:3:") != NULL);
+	summary_free(&s);
+	table_free(&t);
+	summarize_csv(&s, &t, RATIO_HEAD "pipe,1,1,100\npipe,1,2,-5\n", 0);
+	CHECK(compare_ratio_check(&s, "a.csv", &err) < 0);
+	summary_free(&s);
+	table_free(&t);
+	summarize_csv(&s, &t, RATIO_HEAD "pipe,1,1,100\npipe,1,2,0.5\n", 0);
+	CHECK(compare_ratio_check(&s, "a.csv", &err) == 0);
+	summary_free(&s);
+	table_free(&t);
+}
+
+/* B a steady factor of A that steps, x1.10 for reps 1-3 and x1.20 for
+ * 4-6 (A 50 to 300, so that the differences B - A are all unlike): the
+ * ratios do not vary within a block, so the blocks of 3 differ (F
+ * infinite) and the interval is of the 2 block means, ln 1.1 and ln 1.2:
+ * mean 0.138816, se |ln 1.2 - ln 1.1| / 2 = 0.0435057 on 1 df, half-width
+ * 12.7062 x se = 0.552792; the change 100 (exp(0.138816) - 1) = 14.8913%. */
+static void ratio_drift(void)
+{
+	struct ratio_case rc;
+	const struct comparison_row *r = ratio_compare(&rc,
+		RATIO_HEAD "pipe,1,1,50\npipe,1,2,100\npipe,1,3,150\npipe,1,4,200\npipe,1,5,250\npipe,1,6,300\n",
+		RATIO_HEAD "pipe,1,1,55\npipe,1,2,110\npipe,1,3,165\npipe,1,4,240\npipe,1,5,300\npipe,1,6,360\n",
+		SUMMARY_BLOCK_REPS(3));
+	CHECK_EQ_U(r->d.level, LEVEL_BLOCK);
+	CHECK_EQ_U(r->d.pairs, 6);
+	CHECK_NEAR(r->d.df, 1, 0);
+	CHECK_NEAR(r->d.mean, 0.138816, 1e-6);
+	CHECK_NEAR(r->d.ci, 0.552792, 1e-5);
+	CHECK_NEAR(r->change_pct, 14.8913, 1e-4);
+	CHECK_NEAR(r->half_width_pct, (r->change_hi_pct - r->change_lo_pct) / 2, 1e-12);
+	ratio_free(&rc);
+}
+
 int main(void)
 {
 	f_distribution();
@@ -224,5 +396,11 @@ int main(void)
 	sittings();
 	compare_drift();
 	read_back();
+	ratio_exact();
+	ratio_by_hand();
+	ratio_equivalent();
+	ratio_margin_bounds();
+	ratio_not_positive();
+	ratio_drift();
 	return test_done("test_blocks");
 }

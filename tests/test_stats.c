@@ -143,16 +143,6 @@ static void geomean(void)
 	CHECK(isnan(stats_geomean(s, 0)));
 }
 
-#define CHECK_STR(a, b) do { \
-	const char *a_ = (a), *b_ = (b); \
-	test_checks++; \
-	if (!a_ || !b_ || strcmp(a_, b_) != 0) { \
-		test_failures++; \
-		fprintf(stderr, "%s:%d: FAILED: %s is '%s', want '%s'\n", \
-			__FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
-	} \
-} while (0)
-
 static int parse_table(struct table *t, const char *text)
 {
 	struct errbuf err;

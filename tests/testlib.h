@@ -37,6 +37,17 @@ static int test_failures, test_checks;
 	} \
 } while (0)
 
+/* Two strings equal; needs <string.h>. */
+#define CHECK_STR(a, b) do { \
+	const char *a_ = (a), *b_ = (b); \
+	test_checks++; \
+	if (!a_ || !b_ || strcmp(a_, b_) != 0) { \
+		test_failures++; \
+		fprintf(stderr, "%s:%d: FAILED: %s is '%s', want '%s'\n", \
+			__FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} \
+} while (0)
+
 static inline int test_done(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, test_checks, test_failures);

@@ -94,6 +94,9 @@ class Session:
         self.t0 = time.monotonic()
         self.servers = {}
         self.verdict = self.status = self.runner = None
+        # Paired, the ratio B/A (noise on a loaded machine is a factor); the
+        # difference B - A once a run of the figure is not above 0.
+        self.ratio, self.ratio_note = True, None
 
     def find_programs(self):
         o = self.o
@@ -167,7 +170,18 @@ class Session:
             args = ["compare", "--csv", "--keys", "status", "--metric", self.o.figure,
                     "--equivalent", f"{self.margin:g}%"]
             args += [] if self.now else ["--paired", "--block-reps", "2"]
-            return ab_verdict.parse_compare(programs.run_stats(self.stats, args + files), self.o.figure)
+            return ab_verdict.parse_compare(self.compare(args, files), self.o.figure)
+
+    def compare(self, args, files):
+        """tbench-stats compare's CSV: paired, of the ratio while it can be."""
+        if "--paired" in args and self.ratio:
+            try:
+                return programs.run_stats(self.stats, args + ["--ratio"] + files)
+            except UsageError as e:
+                self.ratio = False
+                self.ratio_note = (f"--figure {self.o.figure}: B/A has no ratio ({e}); "
+                                   "the interval is of the paired difference B - A")
+        return programs.run_stats(self.stats, args + files)
 
     def why_stop(self):
         """Why no more block starts, "" while one may."""
@@ -220,7 +234,7 @@ class Session:
         return lines + [f"stopped: {why}"] + [f"note: {n}" for n in self.notes()]
 
     def notes(self):
-        return list(self.runner.notes) if self.runner else []
+        return (list(self.runner.notes) if self.runner else []) + ([self.ratio_note] if self.ratio_note else [])
 
     def sittings(self):
         got = {"a": [], "b": []}

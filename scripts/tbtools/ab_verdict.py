@@ -19,9 +19,13 @@ BISECT_GOOD, BISECT_BAD, BISECT_SKIP = 0, 1, 125
 
 # kind: faster, slower, equivalent, cannot tell; the rest: compare's
 # columns as numbers (None where empty).
-Verdict = namedtuple("Verdict", "kind change lo hi mde margin margin_shown pairs method level n_a n_b")
+Verdict = namedtuple("Verdict", "kind change lo hi half mde margin margin_shown pairs method level n_a n_b")
 
-COLUMNS = ("change_pct", "change_lo_pct", "change_hi_pct", "mde_pct", "margin_pct", "margin_shown_pct")
+COLUMNS = ("change_pct", "change_lo_pct", "change_hi_pct", "half_width_pct", "mde_pct", "margin_pct",
+           "margin_shown_pct")
+
+# What the interval is of, by compare's method.
+INTERVAL_OF = {"paired-ratio": "paired ratio", "paired": "paired difference", "unpaired": "unpaired"}
 
 
 def _number(row, name):
@@ -39,23 +43,21 @@ def parse_compare(text, figure):
     if len(rows) != 1:
         raise RunError(f"tbench-stats compare gave {len(rows)} points where tbench-ab expects one")
     r = rows[0]
-    change, lo, hi, mde, margin, shown = (_number(r, c) for c in COLUMNS)
+    change, lo, hi, half, mde, margin, shown = (_number(r, c) for c in COLUMNS)
     if r.get("equivalence") == "equivalent":
         kind = "equivalent"
     elif r.get("significant") == "yes" and change is not None:
         kind = "faster" if (change > 0) == (figure in FASTER_WHEN_HIGHER) else "slower"
     else:
         kind = "cannot tell"
-    return Verdict(kind, change, lo, hi, mde, margin, shown, int(_number(r, "pairs") or 0),
+    return Verdict(kind, change, lo, hi, half, mde, margin, shown, int(_number(r, "pairs") or 0),
                    r.get("method", ""), r.get("level", ""), int(_number(r, "n_a") or 0), int(_number(r, "n_b") or 0))
 
 
 def half_width(v):
-    """Half the width of the 95% interval of the change, in % of A, or
-    None when there is none yet."""
-    if v.lo is None or v.hi is None:
-        return None
-    return (v.hi - v.lo) / 2
+    """Half the width of the 95% interval of the change, in % of A
+    (compare's half_width_pct), or None when there is none yet."""
+    return v.half
 
 
 def _pct(x):
@@ -68,14 +70,19 @@ def progress(v):
     return f"{v.kind} so far, change {_pct(v.change)} ± {'-' if half is None else f'{half:.2f}%'}"
 
 
+def interval_of(v):
+    """"paired ratio, 95% interval": what the interval is of."""
+    return f"{INTERVAL_OF.get(v.method, v.method or '-')}, 95% interval"
+
+
 def sentence(v, figure, blocks, why_stopped):
     """The verdict line, as printed and written to verdict.txt."""
     interval = f"[{_pct(v.lo)}, {_pct(v.hi)}]"
     if v.kind in ("faster", "slower"):
-        return f"B {v.kind} than A by {abs(v.change):.2f}% {interval} ({figure}, 95% interval)"
+        return f"B {v.kind} than A by {abs(v.change):.2f}% {interval} ({figure}, {interval_of(v)})"
     if v.kind == "equivalent":
-        return f"equivalent within ±{v.margin:g}%: change {_pct(v.change)} {interval} ({figure})"
-    return f"cannot tell: {interval} after {blocks} blocks ({why_stopped})"
+        return f"equivalent within ±{v.margin:g}%: change {_pct(v.change)} {interval} ({figure}, {interval_of(v)})"
+    return f"cannot tell: {interval} ({interval_of(v)}) after {blocks} blocks ({why_stopped})"
 
 
 def detail(v, blocks, runs, seconds):

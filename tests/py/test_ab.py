@@ -69,13 +69,16 @@ class Sides(unittest.TestCase):
 
 HEADER = ("status,n_a,mean_a,ci95_a,n_b,mean_b,ci95_b,change_pct,t,df,p,significant,diff,diff_ci95,"
           "change_lo_pct,change_hi_pct,mde,mde_pct,method,pairs,equivalence,margin_pct,equiv_lo_pct,"
-          "equiv_hi_pct,margin_shown_pct,level")
+          "equiv_hi_pct,margin_shown_pct,level,half_width_pct")
 
 
-def line(change, lo, hi, significant, equivalence, mde=1.5, margin=2):
+def line(change, lo, hi, significant, equivalence, mde=1.5, margin=2, method="paired-ratio"):
+    """compare --csv as tbench-stats writes it: half_width_pct its own
+    column, which tbench-ab reads rather than works out."""
+    half = (hi - lo) / 2 if isinstance(lo, (int, float)) else ""
     row = (f"ok,8,100,1,8,{100 + change},1,{change},3,7,0.01,{significant},{change},1,{lo},{hi},1.5,{mde},"
-           f"paired,8,{equivalence},{margin},{lo},{hi},1.8,run")
-    return HEADER + "\n" + row + "\ngeomean,1,,,1,,,1,,,,0 significant,,,,,,,,,0 equivalent,,,,,\n"
+           f"{method},8,{equivalence},{margin},{lo},{hi},1.8,run,{half}")
+    return HEADER + "\n" + row + "\ngeomean,1,,,1,,,1,,,,0 significant,,,,,,,,,0 equivalent,,,,,,\n"
 
 
 class Verdicts(unittest.TestCase):
@@ -86,7 +89,7 @@ class Verdicts(unittest.TestCase):
         v = self.verdict(line(-5, -6.5, -3.5, "yes", "different"))
         self.assertEqual(v.kind, "slower")
         self.assertTrue(ab_verdict.sentence(v, "mb_per_sec", 3, "").startswith(
-            "B slower than A by 5.00% [-6.50%, -3.50%]"))
+            "B slower than A by 5.00% [-6.50%, -3.50%] (mb_per_sec, paired ratio, 95% interval)"))
         self.assertEqual((ab_verdict.exit_status(v, False), ab_verdict.exit_status(v, True)), (0, 1))
 
     def test_a_rise_of_a_cost_is_slower_and_a_fall_faster(self):
@@ -107,8 +110,19 @@ class Verdicts(unittest.TestCase):
         self.assertEqual((v.kind, ab_verdict.exit_status(v, False), ab_verdict.exit_status(v, True)),
                          ("cannot tell", 3, 125))
         self.assertEqual(ab_verdict.sentence(v, "mb_per_sec", 9, "budget spent: --max-blocks 9"),
-                         "cannot tell: [-3.00%, +4.00%] after 9 blocks (budget spent: --max-blocks 9)")
+                         "cannot tell: [-3.00%, +4.00%] (paired ratio, 95% interval) after 9 blocks "
+                         "(budget spent: --max-blocks 9)")
         self.assertEqual(ab_verdict.half_width(v), 3.5)
+
+    def test_the_half_width_is_compare_s_column(self):
+        text = line(1, -2, 4, "no", "cannot tell").replace(",run,3.0\n", ",run,2.75\n")
+        self.assertEqual(ab_verdict.half_width(self.verdict(text)), 2.75)
+
+    def test_the_sentence_says_what_the_interval_is_of(self):
+        v = self.verdict(line(-5, -6.5, -3.5, "yes", "different", method="paired"))
+        self.assertIn("(mb_per_sec, paired difference, 95% interval)", ab_verdict.sentence(v, "mb_per_sec", 3, ""))
+        v = self.verdict(line(0.1, -0.5, 0.7, "no", "equivalent", method="unpaired"))
+        self.assertIn("(mb_per_sec, unpaired, 95% interval)", ab_verdict.sentence(v, "mb_per_sec", 3, ""))
 
     def test_detail_says_the_mde(self):
         v = self.verdict(line(-5, -6.5, -3.5, "yes", "different", mde=1.25))
@@ -120,6 +134,40 @@ class Verdicts(unittest.TestCase):
             self.verdict(HEADER + "\n")
         with self.assertRaises(RunError):
             self.verdict(line(-5, "x", -3.5, "yes", "different"))
+
+
+FAKE_STATS = """#!/bin/sh
+# A tbench-stats that refuses --ratio as a figure of 0 would, and echoes
+# its arguments otherwise.
+for a in "$@"; do [ "$a" = --ratio ] && { echo "compare: x.csv:3: cost_retransmits 0" >&2; exit 2; }; done
+echo "$@"
+"""
+
+
+class Ratio(unittest.TestCase):
+    def session(self, stats_text):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        stats = os.path.join(tmp.name, "tbench-stats")
+        with open(stats, "w") as f:
+            f.write(stats_text)
+        os.chmod(stats, 0o755)
+        s = ab.Session(opts("--figure", "cost_retransmits"), [])
+        s.stats = stats
+        return s
+
+    def test_paired_is_of_the_ratio_unpaired_not(self):
+        s = self.session("#!/bin/sh\necho \"$@\"\n")
+        self.assertIn("--paired --ratio a b", s.compare(["compare", "--paired"], ["a", "b"]))
+        self.assertNotIn("--ratio", s.compare(["compare"], ["a", "b"]))
+        self.assertEqual(s.notes(), [])
+
+    def test_a_figure_with_no_ratio_falls_back_to_the_difference_and_says_so(self):
+        s = self.session(FAKE_STATS)
+        self.assertEqual(s.compare(["compare", "--paired"], ["a", "b"]).split(), ["compare", "--paired", "a", "b"])
+        self.assertEqual(s.compare(["compare", "--paired"], ["a", "b"]).split(), ["compare", "--paired", "a", "b"])
+        self.assertEqual(len(s.notes()), 1)
+        self.assertIn("paired difference B - A", s.notes()[0])
 
 
 class Baseline(unittest.TestCase):
