@@ -190,7 +190,7 @@ static __always_inline void woken(struct task_struct *p)
 		s->blocked_ns += in_window(task->since, now);
 		if (now_in_window(now)) {
 			s->wakeups++;
-			s->wakeups_cross_cpu += task->waker_cpu != BPF_CORE_READ(p, thread_info.cpu);
+			s->wakeups_cross_cpu += task->waker_cpu != p->thread_info.cpu;
 		}
 	}
 	task->state = TRACE_RUNQ;
@@ -288,9 +288,10 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 
 	if (!task)
 		return 0;
-	/* Whatever was seen before, the time since seg was this call's. */
+	/* Whatever was seen before, the time since seg was this call's.
+	 * regs is a BTF pointer here: read directly, not through a helper. */
 #ifdef __TARGET_ARCH_x86
-	long nr = BPF_CORE_READ(regs, orig_ax);
+	long nr = regs->orig_ax;
 #else
 	long nr = task->in_syscall == 1 ? (long)task->nr : TRACE_SYSCALL_UNKNOWN;
 #endif
