@@ -3,17 +3,27 @@
 # report prints (medians, paired ratios and costs, their intervals) comes
 # from tbench-stats paired (man tbench-stats), never from arithmetic here,
 # so that the reports and the sweeps compute the same things one way.
-# Needs scripts/lib/common.sh (tb_find) and PROG sourced and set first.
+# Needs scripts/lib/common.sh (die) and PROG sourced and set first.
 
 # bench_stats_find PREFER-DIR: sets BENCH_STATS to the tbench-stats to use:
 # $TBENCH_STATS, else the one in PREFER-DIR (the directory of the tbench in
-# use), else where common.sh's tb_find looks (the source tree, build/, here,
-# PATH). Exits when there is none.
+# use), else the build's beside the source tree, else PATH's. Exits when
+# there is none.
 bench_stats_find() { # PREFER-DIR
-	local bench_dir
-	bench_dir=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
-	BENCH_STATS=$(SCRIPT_DIR=$bench_dir tb_find tbench-stats "TBENCH_STATS=PATH" \
-		"${TBENCH_STATS:-}" "$1") || exit
+	local top c
+	if [[ -n ${TBENCH_STATS:-} ]]; then
+		[[ -x $TBENCH_STATS ]] || die "TBENCH_STATS=$TBENCH_STATS: not an executable; set it to tbench-stats"
+		BENCH_STATS=$TBENCH_STATS
+		return 0
+	fi
+	top=$(dirname "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")")
+	for c in "$1/tbench-stats" "$top/build/tbench-stats" "$(command -v tbench-stats || true)"; do
+		if [[ -n $c && -x $c ]]; then
+			BENCH_STATS=$c
+			return 0
+		fi
+	done
+	die "no tbench-stats beside $1, in build/ or on PATH: build first, or set TBENCH_STATS=PATH"
 }
 
 # bench_ram_gib DECIMALS: the machine's memory (MemTotal) in GiB, rounded
