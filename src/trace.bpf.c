@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The kernel side of --trace: follows the run's own tasks (the `tasks` map,
- * filled by user space) through the scheduler, their system calls and the
- * softirqs around them, and adds up time per side in per-CPU totals. Time
+/* The kernel side of --trace: follows the run's own tasks (those with a
+ * slot in `task_slot`, given by user space or at fork) through the
+ * scheduler, their system calls and the softirqs around them, and adds up
+ * time per side in per-CPU totals. Time
  * counts only inside [t_on, t_off], the execute phase, which user space
  * sets; outside it the programs keep each task's state and count nothing. */
 #include "vmlinux.h"
@@ -20,12 +21,35 @@ char LICENSE[] SEC("license") = "GPL";
 /* CLOCK_MONOTONIC ns, as bpf_ktime_get_ns(); t_on 0: not on yet. */
 volatile __u64 t_on, t_off;
 
+/* Every event asks first whether its task is one of the run's: a task's
+ * own storage answers that in a few loads (nothing there: not ours), where
+ * a hash of thread ids cost a hash and a bucket walk per event, most of
+ * them for tasks not ours. Its value is the task's slot in `tasks`. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} task_slot SEC(".maps");
+
+/* The tracked tasks' records, by slot; an array, so that user space can
+ * still read a task's record after it is gone, and a lookup is inlined. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACE_MAX_TASKS);
 	__type(key, __u32);
 	__type(value, struct trace_task);
 } tasks SEC(".maps");
+
+/* Slots taken: user space's tasks first, then one per fork. */
+volatile __u32 slots_used;
+
+static __always_inline struct trace_task *task_of(struct task_struct *p)
+{
+	__u32 *slot = bpf_task_storage_get(&task_slot, p, 0, 0);
+
+	return slot ? bpf_map_lookup_elem(&tasks, slot) : 0;
+}
 
 /* A per-CPU array: each CPU adds to its own copy, user space sums them. */
 #define PERCPU_ARRAY(name, entries, value_type) \
@@ -165,26 +189,27 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 prev_tid = prev->pid, next_tid = next->pid;
-	struct trace_task *task;
+	struct trace_task *out = task_of(prev), *in = task_of(next);
+	__u64 now = 0;
 
-	if ((task = bpf_map_lookup_elem(&tasks, &prev_tid)))
-		switched_out(task, now, preempt, prev_state);
-	if ((task = bpf_map_lookup_elem(&tasks, &next_tid)))
-		switched_in(task, now);
+	/* The clock only for a switch of ours, once for both. */
+	if (out) {
+		now = bpf_ktime_get_ns();
+		switched_out(out, now, preempt, prev_state);
+	}
+	if (in)
+		switched_in(in, now ? now : bpf_ktime_get_ns());
 	return 0;
 }
 
 static __always_inline void woken(struct task_struct *p)
 {
-	__u32 tid = p->pid;
-	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
-	__u64 now = bpf_ktime_get_ns();
+	struct trace_task *task = task_of(p);
 
 	if (!task || task->state == TRACE_RUNNING || task->state == TRACE_RUNQ ||
 	    task->state == TRACE_DEAD)
 		return;   /* not ours, or woken before it slept: no wait */
+	__u64 now = bpf_ktime_get_ns();
 	struct trace_side *s = side_of(task->side);
 	if (s) {
 		s->blocked_ns += in_window(task->since, now);
@@ -203,8 +228,7 @@ static __always_inline void woken(struct task_struct *p)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
-	__u32 tid = p->pid;
-	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+	struct trace_task *task = task_of(p);
 
 	if (task)
 		task->waker_cpu = bpf_get_smp_processor_id();
@@ -222,8 +246,7 @@ int BPF_PROG(on_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
-	__u32 tid = p->pid;
-	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+	struct trace_task *task = task_of(p);
 
 	if (task)
 		task->waker_cpu = bpf_get_smp_processor_id();
@@ -236,17 +259,23 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 parent_tid = parent->pid, child_tid = child->pid;
-	struct trace_task *p = bpf_map_lookup_elem(&tasks, &parent_tid);
+	struct trace_task *p = task_of(parent), *task;
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!p)
 		return 0;
-	struct trace_task task = {
+	__u32 slot = __sync_fetch_and_add(&slots_used, 1);
+	if (!(task = bpf_map_lookup_elem(&tasks, &slot)))
+		return 0;   /* out of slots: not followed, and reconciling says so */
+	*task = (struct trace_task){
 		.since = now, .seg = now, .nr = TRACE_SYSCALL_UNKNOWN, .side = p->side,
 		.state = TRACE_BLOCKED, .in_syscall = 0,
 	};
-	if (bpf_map_update_elem(&tasks, &child_tid, &task, BPF_NOEXIST) == 0 && now_in_window(now)) {
+	if (!bpf_task_storage_get(&task_slot, child, &slot, BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+		task->state = TRACE_DEAD;   /* never seen: nothing to close */
+		return 0;
+	}
+	if (now_in_window(now)) {
 		struct trace_side *s = side_of(p->side);
 		if (s) {
 			s->born++;
@@ -258,9 +287,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 static __always_inline struct trace_task *current_task(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	return bpf_map_lookup_elem(&tasks, &tid);
+	return task_of(bpf_get_current_task_btf());
 }
 
 SEC("tp_btf/sys_enter")

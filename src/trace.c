@@ -7,6 +7,7 @@
 #include "trace.skel.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
 #endif
@@ -102,32 +106,58 @@ static uint64_t probe_run_ns(const struct trace *t)
 
 struct track_ctx {
 	struct trace *t;
-	int fd;
+	int slot_fd, task_fd;
 	int failed;              /* errno of the first failed insert */
 };
 
+/* A descriptor of the thread tid (task storage is keyed by one). */
+static int thread_pidfd(pid_t tid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+
+	/* Before Linux 6.9 only a process's leader has one. */
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	return fd;
+}
+
+/* Gives the task the next slot: its record there, the slot in its storage. */
 static void track_task(pid_t pid, pid_t tid, bool client, void *ctx)
 {
 	struct track_ctx *c = ctx;
-	__u32 key = (__u32)tid;
+	__u32 slot = c->t->skel->bss->slots_used;
 	struct trace_task task = {
 		.nr = TRACE_SYSCALL_UNKNOWN, .side = client ? TRACE_SIDE_CLIENT : TRACE_SIDE_SERVER,
 		.state = TRACE_UNSEEN, .in_syscall = 2,
 	};
+	int fd;
 
 	(void)pid;
-	if (bpf_map_update_elem(c->fd, &key, &task, BPF_NOEXIST) < 0) {
-		if (errno != EEXIST && !c->failed)
+	if (slot >= TRACE_MAX_TASKS) {
+		c->failed = c->failed ? c->failed : ENOSPC;
+		return;
+	}
+	if ((fd = thread_pidfd(tid)) < 0) {
+		if (errno != ESRCH && !c->failed)   /* ESRCH: gone already, nothing to count */
 			c->failed = errno;
 		return;
 	}
+	int rc = bpf_map_update_elem(c->task_fd, &slot, &task, BPF_ANY);
+	if (rc == 0)
+		rc = bpf_map_update_elem(c->slot_fd, &fd, &slot, BPF_NOEXIST);
+	if (rc < 0 && errno != EEXIST && !c->failed)
+		c->failed = errno;
+	close(fd);
+	if (rc < 0)
+		return;
+	c->t->skel->bss->slots_used = slot + 1;
 	c->t->tasks[task.side]++;
 }
 
 int trace_track(struct trace *t, const pid_t *client_tids, unsigned n, pid_t driver_tid,
 		struct errbuf *err)
 {
-	struct track_ctx c = { t, bpf_map__fd(t->skel->maps.tasks), 0 };
+	struct track_ctx c = { t, bpf_map__fd(t->skel->maps.task_slot), bpf_map__fd(t->skel->maps.tasks), 0 };
 
 	if (proc_run_tasks(client_tids, n, driver_tid, track_task, &c) < 0)
 		return err_set(err, "--trace: out of memory listing the run's tasks");
@@ -227,17 +257,15 @@ static void close_task(const struct trace *t, const struct trace_task *task, str
 static int close_open_tasks(const struct trace *t, struct trace_result *r)
 {
 	int fd = bpf_map__fd(t->skel->maps.tasks);
-	__u32 key, next;
+	__u32 used = t->skel->bss->slots_used;
 	struct trace_task task;
-	int rc;
 
-	for (rc = bpf_map_get_next_key(fd, NULL, &next); rc == 0;
-	     rc = bpf_map_get_next_key(fd, &key, &next)) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &task) == 0)
-			close_task(t, &task, r);
+	for (__u32 slot = 0; slot < used && slot < TRACE_MAX_TASKS; slot++) {
+		if (bpf_map_lookup_elem(fd, &slot, &task) < 0)
+			return -1;
+		close_task(t, &task, r);
 	}
-	return errno == ENOENT ? 0 : -1;
+	return 0;
 }
 
 int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
