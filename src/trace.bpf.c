@@ -67,6 +67,32 @@ PERCPU_ARRAY(wake_hist, TRACE_SIDES * TRACE_HIST, __u64);
 /* This CPU's softirq in progress: its start, 0 when none is timed. */
 PERCPU_ARRAY(softirq_start, 1, __u64);
 
+/* The programs' own time (trace_shared.h, struct trace_prog_time): cheaper
+ * than the kernel's timing of every BPF program (BPF_ENABLE_STATS, two
+ * clock reads around every run of every program of the machine). Returns
+ * the start of a timed run, 0 for the others. */
+PERCPU_ARRAY(probes, TRACE_PROGS, struct trace_prog_time);
+
+static __always_inline __u64 probe_begin(__u32 prog)
+{
+	struct trace_prog_time *p = bpf_map_lookup_elem(&probes, &prog);
+
+	if (!p || ++p->runs % TRACE_PROBE_STRIDE)
+		return 0;
+	return bpf_ktime_get_ns();
+}
+
+static __always_inline int probe_end(__u32 prog, __u64 t0)
+{
+	struct trace_prog_time *p;
+
+	if (t0 && (p = bpf_map_lookup_elem(&probes, &prog))) {
+		p->timed++;
+		p->timed_ns += bpf_ktime_get_ns() - t0;
+	}
+	return 0;
+}
+
 /* The part of [from, to] inside the window. */
 static __always_inline __u64 in_window(__u64 from, __u64 to)
 {
@@ -189,6 +215,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SWITCH);
 	struct trace_task *out = task_of(prev), *in = task_of(next);
 	__u64 now = 0;
 
@@ -199,7 +226,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 	if (in)
 		switched_in(in, now ? now : bpf_ktime_get_ns());
-	return 0;
+	return probe_end(TRACE_PROG_SWITCH, t0);
 }
 
 static __always_inline void woken(struct task_struct *p)
@@ -228,30 +255,33 @@ static __always_inline void woken(struct task_struct *p)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_WAKING);
 	struct trace_task *task = task_of(p);
 
 	if (task)
 		task->waker_cpu = bpf_get_smp_processor_id();
-	return 0;
+	return probe_end(TRACE_PROG_WAKING, t0);
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct *p)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_WAKEUP);
 	woken(p);
-	return 0;
+	return probe_end(TRACE_PROG_WAKEUP, t0);
 }
 
 /* No sched_waking before it: the parent that asks for it runs here. */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_WAKEUP_NEW);
 	struct trace_task *task = task_of(p);
 
 	if (task)
 		task->waker_cpu = bpf_get_smp_processor_id();
 	woken(p);
-	return 0;
+	return probe_end(TRACE_PROG_WAKEUP_NEW, t0);
 }
 
 /* A task a tracked one starts (a server's per-connection process or
@@ -259,21 +289,23 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_FORK);
 	struct trace_task *p = task_of(parent), *task;
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!p)
-		return 0;
+		return probe_end(TRACE_PROG_FORK, t0);
 	__u32 slot = __sync_fetch_and_add(&slots_used, 1);
+	/* Out of slots: not followed, and reconciling says so. */
 	if (!(task = bpf_map_lookup_elem(&tasks, &slot)))
-		return 0;   /* out of slots: not followed, and reconciling says so */
+		return probe_end(TRACE_PROG_FORK, t0);
 	*task = (struct trace_task){
 		.since = now, .seg = now, .nr = TRACE_SYSCALL_UNKNOWN, .side = p->side,
 		.state = TRACE_BLOCKED, .in_syscall = 0,
 	};
 	if (!bpf_task_storage_get(&task_slot, child, &slot, BPF_LOCAL_STORAGE_GET_F_CREATE)) {
 		task->state = TRACE_DEAD;   /* never seen: nothing to close */
-		return 0;
+		return probe_end(TRACE_PROG_FORK, t0);
 	}
 	if (now_in_window(now)) {
 		struct trace_side *s = side_of(p->side);
@@ -282,7 +314,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			s->born_ns_sum += now;
 		}
 	}
-	return 0;
+	return probe_end(TRACE_PROG_FORK, t0);
 }
 
 static __always_inline struct trace_task *current_task(void)
@@ -293,11 +325,12 @@ static __always_inline struct trace_task *current_task(void)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SYS_ENTER);
 	struct trace_task *task = current_task();
 	__u64 now;
 
 	if (!task)
-		return 0;
+		return probe_end(TRACE_PROG_SYS_ENTER, t0);
 	now = bpf_ktime_get_ns();
 	task->in_syscall = 0;
 	account_cpu(task, now);
@@ -305,16 +338,17 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	task->nr = id >= 0 && id < TRACE_SYSCALLS ? (__u32)id : TRACE_SYSCALL_UNKNOWN;
 	if (now_in_window(now))
 		add_syscall(task->side, task->nr, 0, 1);
-	return 0;
+	return probe_end(TRACE_PROG_SYS_ENTER, t0);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SYS_EXIT);
 	struct trace_task *task = current_task();
 
 	if (!task)
-		return 0;
+		return probe_end(TRACE_PROG_SYS_EXIT, t0);
 	/* Whatever was seen before, the time since seg was this call's.
 	 * regs is a BTF pointer here: read directly, not through a helper. */
 #ifdef __TARGET_ARCH_x86
@@ -326,42 +360,44 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	task->in_syscall = 1;
 	account_cpu(task, bpf_ktime_get_ns());
 	task->in_syscall = 0;
-	return 0;
+	return probe_end(TRACE_PROG_SYS_EXIT, t0);
 }
 
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(on_softirq_entry, unsigned int vec)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SOFTIRQ_ENTRY);
 	__u32 zero = 0;
 	__u64 *start = bpf_map_lookup_elem(&softirq_start, &zero);
 
 	if (start)
 		*start = t_on ? bpf_ktime_get_ns() : 0;
-	return 0;
+	return probe_end(TRACE_PROG_SOFTIRQ_ENTRY, t0);
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(on_softirq_exit, unsigned int vec)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SOFTIRQ_EXIT);
 	__u32 zero = 0;
 	__u64 *start = bpf_map_lookup_elem(&softirq_start, &zero);
 	struct trace_totals *t = bpf_map_lookup_elem(&totals, &zero);
 
 	if (!start || !t || !*start)
-		return 0;
+		return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 	__u64 ns = in_window(*start, bpf_ktime_get_ns());
 	*start = 0;
 	if (!ns)
-		return 0;
+		return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 	t->softirq_ns[vec == NET_RX_VEC ? TRACE_NET_RX : vec == NET_TX_VEC ? TRACE_NET_TX :
 		      TRACE_SOFTIRQ_OTHER] += ns;
 	struct trace_task *task = current_task();
 	if (!task || task->side >= TRACE_SIDES)
-		return 0;
+		return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 	t->side[task->side & 1].softirq_ns += ns;
 	/* Given apart, so not also in the user or system call time of the
 	 * task it interrupted: that segment now starts after it. */
 	__u64 on = t_on;
 	task->seg = (task->seg > on ? task->seg : on) + ns;
-	return 0;
+	return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 }

@@ -82,26 +82,7 @@ int trace_open(struct trace *t, struct errbuf *err)
 		trace_close(t);
 		return -1;
 	}
-	/* The tracing's own cost, measured each run: the kernel times every
-	 * BPF program while this fd is open, and stops when it is closed. */
-	t->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	return 0;
-}
-
-/* The run time of our programs so far, as the kernel timed it. */
-static uint64_t probe_run_ns(const struct trace *t)
-{
-	struct bpf_program *prog;
-	uint64_t ns = 0;
-
-	bpf_object__for_each_program(prog, t->skel->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0)
-			ns += info.run_time_ns;
-	}
-	return ns;
 }
 
 struct track_ctx {
@@ -169,26 +150,6 @@ int trace_track(struct trace *t, const pid_t *client_tids, unsigned n, pid_t dri
 	return 0;
 }
 
-void trace_on(struct trace *t)
-{
-	if (t->stats_fd > 0)
-		t->probe_on_ns = probe_run_ns(t);
-	t->on_ns = monotonic_ns();
-	t->skel->bss->t_on = t->on_ns;
-	t->on = true;
-}
-
-void trace_off(struct trace *t)
-{
-	if (!t->on || t->off)
-		return;
-	t->off_ns = monotonic_ns();
-	t->skel->bss->t_off = t->off_ns;
-	t->off = true;
-	if (t->stats_fd > 0)
-		t->probe_off_ns = probe_run_ns(t);
-}
-
 /* Element key of a per-CPU array, summed over every CPU into out, which
  * holds `words` __u64s (every value of these maps is made of them). */
 static int sum_percpu(int fd, __u32 key, __u64 *out, size_t words, __u64 *buf, int cpus)
@@ -201,6 +162,54 @@ static int sum_percpu(int fd, __u32 key, __u64 *out, size_t words, __u64 *buf, i
 		for (size_t w = 0; w < words; w++)
 			out[w] += buf[c * stride + w];
 	return 0;
+}
+
+/* The programs' runs and sampled time so far, each summed over the CPUs. */
+static void read_probes(const struct trace *t, struct trace_prog_time out[TRACE_PROGS])
+{
+	int fd = bpf_map__fd(t->skel->maps.probes), cpus = libbpf_num_possible_cpus();
+	__u64 *buf = cpus > 0 ? calloc((size_t)cpus, sizeof(struct trace_prog_time)) : NULL;
+
+	memset(out, 0, TRACE_PROGS * sizeof(*out));
+	for (__u32 k = 0; buf && k < TRACE_PROGS; k++)
+		if (sum_percpu(fd, k, (__u64 *)&out[k], sizeof(*out) / sizeof(__u64), buf, cpus) < 0)
+			memset(&out[k], 0, sizeof(*out));   /* counts as never timed */
+	free(buf);
+}
+
+/* Each program's mean timed run times its runs in the phase. */
+static bool probe_estimate(const struct trace *t, double *ns)
+{
+	bool any = false;
+
+	*ns = 0;
+	for (int k = 0; k < TRACE_PROGS; k++) {
+		const struct trace_prog_time *a = &t->probe_on[k], *b = &t->probe_off[k];
+		__u64 runs = b->runs - a->runs, timed = b->timed - a->timed;
+		if (timed == 0)
+			continue;
+		*ns += (double)(b->timed_ns - a->timed_ns) / (double)timed * (double)runs;
+		any = true;
+	}
+	return any;
+}
+
+void trace_on(struct trace *t)
+{
+	read_probes(t, t->probe_on);
+	t->on_ns = monotonic_ns();
+	t->skel->bss->t_on = t->on_ns;
+	t->on = true;
+}
+
+void trace_off(struct trace *t)
+{
+	if (!t->on || t->off)
+		return;
+	t->off_ns = monotonic_ns();
+	t->skel->bss->t_off = t->off_ns;
+	t->off = true;
+	read_probes(t, t->probe_off);
 }
 
 static int read_totals(struct trace *t, struct trace_result *r, int cpus, __u64 *buf)
@@ -289,8 +298,7 @@ int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
 	r->on_ns = t->on_ns;
 	r->off_ns = t->off_ns;
 	r->wall_s = (t->off_ns - t->on_ns) / 1e9;
-	r->probe_known = t->stats_fd > 0;
-	r->probe_ns = (double)(t->probe_off_ns - t->probe_on_ns);
+	r->probe_known = probe_estimate(t, &r->probe_ns);
 	r->known = true;
 	return 0;
 }
@@ -300,7 +308,4 @@ void trace_close(struct trace *t)
 	if (t->skel)
 		trace_bpf__destroy(t->skel);
 	t->skel = NULL;
-	if (t->stats_fd > 0)
-		close(t->stats_fd);
-	t->stats_fd = 0;
 }
