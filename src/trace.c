@@ -164,17 +164,19 @@ static int sum_percpu(int fd, __u32 key, __u64 *out, size_t words, __u64 *buf, i
 	return 0;
 }
 
-/* The programs' runs and sampled time so far, each summed over the CPUs. */
-static void read_probes(const struct trace *t, struct trace_prog_time out[TRACE_PROGS])
+/* The programs' runs and sampled time so far, each summed over the CPUs;
+ * false when they could not be read (the probes line is then left out). */
+static bool read_probes(const struct trace *t, struct trace_prog_time out[TRACE_PROGS])
 {
 	int fd = bpf_map__fd(t->skel->maps.probes), cpus = libbpf_num_possible_cpus();
 	__u64 *buf = cpus > 0 ? calloc((size_t)cpus, sizeof(struct trace_prog_time)) : NULL;
+	bool ok = buf != NULL;
 
 	memset(out, 0, TRACE_PROGS * sizeof(*out));
-	for (__u32 k = 0; buf && k < TRACE_PROGS; k++)
-		if (sum_percpu(fd, k, (__u64 *)&out[k], sizeof(*out) / sizeof(__u64), buf, cpus) < 0)
-			memset(&out[k], 0, sizeof(*out));   /* counts as never timed */
+	for (__u32 k = 0; ok && k < TRACE_PROGS; k++)
+		ok = sum_percpu(fd, k, (__u64 *)&out[k], sizeof(*out) / sizeof(__u64), buf, cpus) == 0;
 	free(buf);
+	return ok;
 }
 
 /* Each program's mean timed run times its runs in the phase. */
@@ -183,6 +185,8 @@ static bool probe_estimate(const struct trace *t, double *ns)
 	bool any = false;
 
 	*ns = 0;
+	if (!t->probe_read)
+		return false;
 	for (int k = 0; k < TRACE_PROGS; k++) {
 		const struct trace_prog_time *a = &t->probe_on[k], *b = &t->probe_off[k];
 		__u64 runs = b->runs - a->runs, timed = b->timed - a->timed;
@@ -196,7 +200,7 @@ static bool probe_estimate(const struct trace *t, double *ns)
 
 void trace_on(struct trace *t)
 {
-	read_probes(t, t->probe_on);
+	t->probe_read = read_probes(t, t->probe_on);
 	t->on_ns = monotonic_ns();
 	t->skel->bss->t_on = t->on_ns;
 	t->on = true;
@@ -209,7 +213,7 @@ void trace_off(struct trace *t)
 	t->off_ns = monotonic_ns();
 	t->skel->bss->t_off = t->off_ns;
 	t->off = true;
-	read_probes(t, t->probe_off);
+	t->probe_read = read_probes(t, t->probe_off) && t->probe_read;
 }
 
 static int read_totals(struct trace *t, struct trace_result *r, int cpus, __u64 *buf)

@@ -35,6 +35,7 @@ struct trace {
 	struct trace_bpf *skel;
 	uint64_t on_ns, off_ns;              /* CLOCK_MONOTONIC */
 	struct trace_prog_time probe_on[TRACE_PROGS], probe_off[TRACE_PROGS];   /* summed over CPUs */
+	bool probe_read;                     /* both read */
 	unsigned tasks[TRACE_SIDES];
 	bool on, off;
 };
