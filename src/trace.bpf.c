@@ -44,11 +44,24 @@ struct {
 /* Slots taken: user space's tasks first, then one per fork. */
 volatile __u32 slots_used;
 
-static __always_inline struct trace_task *task_of(struct task_struct *p)
+#define NOT_OURS 0xffffffffu
+
+/* The task's slot, or NOT_OURS. */
+static __always_inline __u32 slot_of(struct task_struct *p)
 {
 	__u32 *slot = bpf_task_storage_get(&task_slot, p, 0, 0);
 
-	return slot ? bpf_map_lookup_elem(&tasks, slot) : 0;
+	return slot ? *slot : NOT_OURS;
+}
+
+static __always_inline struct trace_task *task_at(__u32 slot)
+{
+	return slot != NOT_OURS ? bpf_map_lookup_elem(&tasks, &slot) : 0;
+}
+
+static __always_inline struct trace_task *task_of(struct task_struct *p)
+{
+	return task_at(slot_of(p));
 }
 
 /* A per-CPU array: each CPU adds to its own copy, user space sums them. */
@@ -66,6 +79,27 @@ PERCPU_ARRAY(syscalls, TRACE_SIDES * TRACE_SYSCALLS, struct trace_syscall);
 PERCPU_ARRAY(wake_hist, TRACE_SIDES * TRACE_HIST, __u64);
 /* This CPU's softirq in progress: its start, 0 when none is timed. */
 PERCPU_ARRAY(softirq_start, 1, __u64);
+
+/* The task current on this CPU and its slot, set at each switch: system
+ * calls and softirqs, most of the events, then find their task without
+ * asking its storage. The task is compared, so that a stale entry (before
+ * this CPU's first switch) only costs the storage's answer. */
+struct on_cpu {
+	__u64 task;
+	__u32 slot;
+};
+PERCPU_ARRAY(on_cpu, 1, struct on_cpu);
+
+static __always_inline struct trace_task *current_task(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 zero = 0;
+	struct on_cpu *c = bpf_map_lookup_elem(&on_cpu, &zero);
+
+	if (c && c->task == (__u64)cur)
+		return task_at(c->slot);
+	return task_of(cur);
+}
 
 /* The programs' own time (trace_shared.h, struct trace_prog_time): cheaper
  * than the kernel's timing of every BPF program (BPF_ENABLE_STATS, two
@@ -216,8 +250,16 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	     unsigned int prev_state)
 {
 	__u64 t0 = probe_begin(TRACE_PROG_SWITCH);
-	struct trace_task *out = task_of(prev), *in = task_of(next);
+	__u32 zero = 0, next_slot = slot_of(next);
+	struct on_cpu *c = bpf_map_lookup_elem(&on_cpu, &zero);
+	struct trace_task *out = c && c->task == (__u64)prev ? task_at(c->slot) : task_of(prev);
+	struct trace_task *in = task_at(next_slot);
 	__u64 now = 0;
+
+	if (c) {
+		c->task = (__u64)next;
+		c->slot = next_slot;
+	}
 
 	/* The clock only for a switch of ours, once for both. */
 	if (out) {
@@ -317,10 +359,6 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return probe_end(TRACE_PROG_FORK, t0);
 }
 
-static __always_inline struct trace_task *current_task(void)
-{
-	return task_of(bpf_get_current_task_btf());
-}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
