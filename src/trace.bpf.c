@@ -2,9 +2,9 @@
 /* The kernel side of --trace: follows the run's own tasks (those with a
  * slot in `task_slot`, given by user space or at fork) through the
  * scheduler, their system calls and the softirqs around them, and adds up
- * time per side in per-CPU totals. Time
- * counts only inside [t_on, t_off], the execute phase, which user space
- * sets; outside it the programs keep each task's state and count nothing. */
+ * time per side in per-CPU totals. Time counts only inside [t_on, t_off],
+ * the execute phase, which user space sets; outside it the programs keep
+ * each task's state and count nothing. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -83,7 +83,9 @@ PERCPU_ARRAY(softirq_start, 1, __u64);
 /* The task current on this CPU and its slot, set at each switch: system
  * calls and softirqs, most of the events, then find their task without
  * asking its storage. The task is compared, so that a stale entry (before
- * this CPU's first switch) only costs the storage's answer. */
+ * this CPU's first switch) only costs the storage's answer. A task given
+ * its slot while on a CPU is seen from its next switch: user space gives
+ * the run's tasks theirs before the release, while they wait for it. */
 struct on_cpu {
 	__u64 task;
 	__u32 slot;
