@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The kernel side of --trace: follows the run's own tasks (the `tasks` map,
- * filled by user space) through the scheduler, their system calls and the
- * softirqs around them, and adds up time per side in per-CPU totals. Time
- * counts only inside [t_on, t_off], the execute phase, which user space
- * sets; outside it the programs keep each task's state and count nothing. */
+/* The kernel side of --trace: follows the run's own tasks (those with a
+ * slot in `task_slot`, given by user space or at fork) through the
+ * scheduler, their system calls and the softirqs around them, and adds up
+ * time per side in per-CPU totals. Time counts only inside [t_on, t_off],
+ * the execute phase, which user space sets; outside it the programs keep
+ * each task's state and count nothing. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -20,12 +21,48 @@ char LICENSE[] SEC("license") = "GPL";
 /* CLOCK_MONOTONIC ns, as bpf_ktime_get_ns(); t_on 0: not on yet. */
 volatile __u64 t_on, t_off;
 
+/* Every event asks first whether its task is one of the run's: a task's
+ * own storage answers that in a few loads (nothing there: not ours), where
+ * a hash of thread ids cost a hash and a bucket walk per event, most of
+ * them for tasks not ours. Its value is the task's slot in `tasks`. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} task_slot SEC(".maps");
+
+/* The tracked tasks' records, by slot; an array, so that user space can
+ * still read a task's record after it is gone, and a lookup is inlined. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACE_MAX_TASKS);
 	__type(key, __u32);
 	__type(value, struct trace_task);
 } tasks SEC(".maps");
+
+/* Slots taken: user space's tasks first, then one per fork. */
+volatile __u32 slots_used;
+
+#define NOT_OURS 0xffffffffu
+
+/* The task's slot, or NOT_OURS. */
+static __always_inline __u32 slot_of(struct task_struct *p)
+{
+	__u32 *slot = bpf_task_storage_get(&task_slot, p, 0, 0);
+
+	return slot ? *slot : NOT_OURS;
+}
+
+static __always_inline struct trace_task *task_at(__u32 slot)
+{
+	return slot != NOT_OURS ? bpf_map_lookup_elem(&tasks, &slot) : 0;
+}
+
+static __always_inline struct trace_task *task_of(struct task_struct *p)
+{
+	return task_at(slot_of(p));
+}
 
 /* A per-CPU array: each CPU adds to its own copy, user space sums them. */
 #define PERCPU_ARRAY(name, entries, value_type) \
@@ -42,6 +79,55 @@ PERCPU_ARRAY(syscalls, TRACE_SIDES * TRACE_SYSCALLS, struct trace_syscall);
 PERCPU_ARRAY(wake_hist, TRACE_SIDES * TRACE_HIST, __u64);
 /* This CPU's softirq in progress: its start, 0 when none is timed. */
 PERCPU_ARRAY(softirq_start, 1, __u64);
+
+/* The task current on this CPU and its slot, set at each switch: system
+ * calls and softirqs, most of the events, then find their task without
+ * asking its storage. The task is compared, so that a stale entry (before
+ * this CPU's first switch) only costs the storage's answer. A task given
+ * its slot while on a CPU is seen from its next switch: user space gives
+ * the run's tasks theirs before the release, while they wait for it. */
+struct on_cpu {
+	__u64 task;
+	__u32 slot;
+};
+PERCPU_ARRAY(on_cpu, 1, struct on_cpu);
+
+static __always_inline struct trace_task *current_task(void)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 zero = 0;
+	struct on_cpu *c = bpf_map_lookup_elem(&on_cpu, &zero);
+
+	if (c && c->task == (__u64)cur)
+		return task_at(c->slot);
+	return task_of(cur);
+}
+
+/* The programs' own time (trace_shared.h, struct trace_prog_time): cheaper
+ * than the kernel's timing of every BPF program (BPF_ENABLE_STATS, two
+ * clock reads around every run of every program of the machine). Returns
+ * the start of a timed run, 0 for the others. */
+PERCPU_ARRAY(probes, TRACE_PROGS, struct trace_prog_time);
+
+static __always_inline __u64 probe_begin(__u32 prog)
+{
+	struct trace_prog_time *p = bpf_map_lookup_elem(&probes, &prog);
+
+	if (!p || ++p->runs % TRACE_PROBE_STRIDE)
+		return 0;
+	return bpf_ktime_get_ns();
+}
+
+static __always_inline int probe_end(__u32 prog, __u64 t0)
+{
+	struct trace_prog_time *p;
+
+	if (t0 && (p = bpf_map_lookup_elem(&probes, &prog))) {
+		p->timed++;
+		p->timed_ns += bpf_ktime_get_ns() - t0;
+	}
+	return 0;
+}
 
 /* The part of [from, to] inside the window. */
 static __always_inline __u64 in_window(__u64 from, __u64 to)
@@ -165,32 +251,42 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 prev_tid = prev->pid, next_tid = next->pid;
-	struct trace_task *task;
+	__u64 t0 = probe_begin(TRACE_PROG_SWITCH);
+	__u32 zero = 0, next_slot = slot_of(next);
+	struct on_cpu *c = bpf_map_lookup_elem(&on_cpu, &zero);
+	struct trace_task *out = c && c->task == (__u64)prev ? task_at(c->slot) : task_of(prev);
+	struct trace_task *in = task_at(next_slot);
+	__u64 now = 0;
 
-	if ((task = bpf_map_lookup_elem(&tasks, &prev_tid)))
-		switched_out(task, now, preempt, prev_state);
-	if ((task = bpf_map_lookup_elem(&tasks, &next_tid)))
-		switched_in(task, now);
-	return 0;
+	if (c) {
+		c->task = (__u64)next;
+		c->slot = next_slot;
+	}
+
+	/* The clock only for a switch of ours, once for both. */
+	if (out) {
+		now = bpf_ktime_get_ns();
+		switched_out(out, now, preempt, prev_state);
+	}
+	if (in)
+		switched_in(in, now ? now : bpf_ktime_get_ns());
+	return probe_end(TRACE_PROG_SWITCH, t0);
 }
 
 static __always_inline void woken(struct task_struct *p)
 {
-	__u32 tid = p->pid;
-	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
-	__u64 now = bpf_ktime_get_ns();
+	struct trace_task *task = task_of(p);
 
 	if (!task || task->state == TRACE_RUNNING || task->state == TRACE_RUNQ ||
 	    task->state == TRACE_DEAD)
 		return;   /* not ours, or woken before it slept: no wait */
+	__u64 now = bpf_ktime_get_ns();
 	struct trace_side *s = side_of(task->side);
 	if (s) {
 		s->blocked_ns += in_window(task->since, now);
 		if (now_in_window(now)) {
 			s->wakeups++;
-			s->wakeups_cross_cpu += task->waker_cpu != BPF_CORE_READ(p, thread_info.cpu);
+			s->wakeups_cross_cpu += task->waker_cpu != p->thread_info.cpu;
 		}
 	}
 	task->state = TRACE_RUNQ;
@@ -203,32 +299,33 @@ static __always_inline void woken(struct task_struct *p)
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
-	__u32 tid = p->pid;
-	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+	__u64 t0 = probe_begin(TRACE_PROG_WAKING);
+	struct trace_task *task = task_of(p);
 
 	if (task)
 		task->waker_cpu = bpf_get_smp_processor_id();
-	return 0;
+	return probe_end(TRACE_PROG_WAKING, t0);
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_wakeup, struct task_struct *p)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_WAKEUP);
 	woken(p);
-	return 0;
+	return probe_end(TRACE_PROG_WAKEUP, t0);
 }
 
 /* No sched_waking before it: the parent that asks for it runs here. */
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *p)
 {
-	__u32 tid = p->pid;
-	struct trace_task *task = bpf_map_lookup_elem(&tasks, &tid);
+	__u64 t0 = probe_begin(TRACE_PROG_WAKEUP_NEW);
+	struct trace_task *task = task_of(p);
 
 	if (task)
 		task->waker_cpu = bpf_get_smp_processor_id();
 	woken(p);
-	return 0;
+	return probe_end(TRACE_PROG_WAKEUP_NEW, t0);
 }
 
 /* A task a tracked one starts (a server's per-connection process or
@@ -236,41 +333,44 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 parent_tid = parent->pid, child_tid = child->pid;
-	struct trace_task *p = bpf_map_lookup_elem(&tasks, &parent_tid);
+	__u64 t0 = probe_begin(TRACE_PROG_FORK);
+	struct trace_task *p = task_of(parent), *task;
 	__u64 now = bpf_ktime_get_ns();
 
 	if (!p)
-		return 0;
-	struct trace_task task = {
+		return probe_end(TRACE_PROG_FORK, t0);
+	__u32 slot = __sync_fetch_and_add(&slots_used, 1);
+	/* Out of slots: not followed, and reconciling says so. */
+	if (!(task = bpf_map_lookup_elem(&tasks, &slot)))
+		return probe_end(TRACE_PROG_FORK, t0);
+	*task = (struct trace_task){
 		.since = now, .seg = now, .nr = TRACE_SYSCALL_UNKNOWN, .side = p->side,
 		.state = TRACE_BLOCKED, .in_syscall = 0,
 	};
-	if (bpf_map_update_elem(&tasks, &child_tid, &task, BPF_NOEXIST) == 0 && now_in_window(now)) {
+	if (!bpf_task_storage_get(&task_slot, child, &slot, BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+		task->state = TRACE_DEAD;   /* never seen: nothing to close */
+		return probe_end(TRACE_PROG_FORK, t0);
+	}
+	if (now_in_window(now)) {
 		struct trace_side *s = side_of(p->side);
 		if (s) {
 			s->born++;
 			s->born_ns_sum += now;
 		}
 	}
-	return 0;
+	return probe_end(TRACE_PROG_FORK, t0);
 }
 
-static __always_inline struct trace_task *current_task(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-
-	return bpf_map_lookup_elem(&tasks, &tid);
-}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SYS_ENTER);
 	struct trace_task *task = current_task();
 	__u64 now;
 
 	if (!task)
-		return 0;
+		return probe_end(TRACE_PROG_SYS_ENTER, t0);
 	now = bpf_ktime_get_ns();
 	task->in_syscall = 0;
 	account_cpu(task, now);
@@ -278,19 +378,21 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	task->nr = id >= 0 && id < TRACE_SYSCALLS ? (__u32)id : TRACE_SYSCALL_UNKNOWN;
 	if (now_in_window(now))
 		add_syscall(task->side, task->nr, 0, 1);
-	return 0;
+	return probe_end(TRACE_PROG_SYS_ENTER, t0);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SYS_EXIT);
 	struct trace_task *task = current_task();
 
 	if (!task)
-		return 0;
-	/* Whatever was seen before, the time since seg was this call's. */
+		return probe_end(TRACE_PROG_SYS_EXIT, t0);
+	/* Whatever was seen before, the time since seg was this call's.
+	 * regs is a BTF pointer here: read directly, not through a helper. */
 #ifdef __TARGET_ARCH_x86
-	long nr = BPF_CORE_READ(regs, orig_ax);
+	long nr = regs->orig_ax;
 #else
 	long nr = task->in_syscall == 1 ? (long)task->nr : TRACE_SYSCALL_UNKNOWN;
 #endif
@@ -298,42 +400,44 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	task->in_syscall = 1;
 	account_cpu(task, bpf_ktime_get_ns());
 	task->in_syscall = 0;
-	return 0;
+	return probe_end(TRACE_PROG_SYS_EXIT, t0);
 }
 
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(on_softirq_entry, unsigned int vec)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SOFTIRQ_ENTRY);
 	__u32 zero = 0;
 	__u64 *start = bpf_map_lookup_elem(&softirq_start, &zero);
 
 	if (start)
 		*start = t_on ? bpf_ktime_get_ns() : 0;
-	return 0;
+	return probe_end(TRACE_PROG_SOFTIRQ_ENTRY, t0);
 }
 
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(on_softirq_exit, unsigned int vec)
 {
+	__u64 t0 = probe_begin(TRACE_PROG_SOFTIRQ_EXIT);
 	__u32 zero = 0;
 	__u64 *start = bpf_map_lookup_elem(&softirq_start, &zero);
 	struct trace_totals *t = bpf_map_lookup_elem(&totals, &zero);
 
 	if (!start || !t || !*start)
-		return 0;
+		return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 	__u64 ns = in_window(*start, bpf_ktime_get_ns());
 	*start = 0;
 	if (!ns)
-		return 0;
+		return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 	t->softirq_ns[vec == NET_RX_VEC ? TRACE_NET_RX : vec == NET_TX_VEC ? TRACE_NET_TX :
 		      TRACE_SOFTIRQ_OTHER] += ns;
 	struct trace_task *task = current_task();
 	if (!task || task->side >= TRACE_SIDES)
-		return 0;
+		return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 	t->side[task->side & 1].softirq_ns += ns;
 	/* Given apart, so not also in the user or system call time of the
 	 * task it interrupted: that segment now starts after it. */
 	__u64 on = t_on;
 	task->seg = (task->seg > on ? task->seg : on) + ns;
-	return 0;
+	return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
 }

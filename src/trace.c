@@ -7,6 +7,7 @@
 #include "trace.skel.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
 #endif
@@ -78,56 +82,63 @@ int trace_open(struct trace *t, struct errbuf *err)
 		trace_close(t);
 		return -1;
 	}
-	/* The tracing's own cost, measured each run: the kernel times every
-	 * BPF program while this fd is open, and stops when it is closed. */
-	t->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	return 0;
-}
-
-/* The run time of our programs so far, as the kernel timed it. */
-static uint64_t probe_run_ns(const struct trace *t)
-{
-	struct bpf_program *prog;
-	uint64_t ns = 0;
-
-	bpf_object__for_each_program(prog, t->skel->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0)
-			ns += info.run_time_ns;
-	}
-	return ns;
 }
 
 struct track_ctx {
 	struct trace *t;
-	int fd;
+	int slot_fd, task_fd;
 	int failed;              /* errno of the first failed insert */
 };
 
+/* A descriptor of the thread tid (task storage is keyed by one). */
+static int thread_pidfd(pid_t tid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+
+	/* Before Linux 6.9 only a process's leader has one. */
+	if (fd < 0 && errno == EINVAL)
+		fd = (int)syscall(SYS_pidfd_open, tid, 0);
+	return fd;
+}
+
+/* Gives the task the next slot: its record there, the slot in its storage. */
 static void track_task(pid_t pid, pid_t tid, bool client, void *ctx)
 {
 	struct track_ctx *c = ctx;
-	__u32 key = (__u32)tid;
+	__u32 slot = c->t->skel->bss->slots_used;
 	struct trace_task task = {
 		.nr = TRACE_SYSCALL_UNKNOWN, .side = client ? TRACE_SIDE_CLIENT : TRACE_SIDE_SERVER,
 		.state = TRACE_UNSEEN, .in_syscall = 2,
 	};
+	int fd;
 
 	(void)pid;
-	if (bpf_map_update_elem(c->fd, &key, &task, BPF_NOEXIST) < 0) {
-		if (errno != EEXIST && !c->failed)
+	if (slot >= TRACE_MAX_TASKS) {
+		c->failed = c->failed ? c->failed : ENOSPC;
+		return;
+	}
+	if ((fd = thread_pidfd(tid)) < 0) {
+		if (errno != ESRCH && !c->failed)   /* ESRCH: gone already, nothing to count */
 			c->failed = errno;
 		return;
 	}
+	int rc = bpf_map_update_elem(c->task_fd, &slot, &task, BPF_ANY);
+	if (rc == 0)
+		rc = bpf_map_update_elem(c->slot_fd, &fd, &slot, BPF_NOEXIST);
+	if (rc < 0 && errno != EEXIST && !c->failed)
+		c->failed = errno;
+	close(fd);
+	if (rc < 0)
+		return;
+	c->t->skel->bss->slots_used = slot + 1;
 	c->t->tasks[task.side]++;
 }
 
 int trace_track(struct trace *t, const pid_t *client_tids, unsigned n, pid_t driver_tid,
 		struct errbuf *err)
 {
-	struct track_ctx c = { t, bpf_map__fd(t->skel->maps.tasks), 0 };
+	struct track_ctx c = { t, bpf_map__fd(t->skel->maps.task_slot), bpf_map__fd(t->skel->maps.tasks), 0 };
 
 	if (proc_run_tasks(client_tids, n, driver_tid, track_task, &c) < 0)
 		return err_set(err, "--trace: out of memory listing the run's tasks");
@@ -137,26 +148,6 @@ int trace_track(struct trace *t, const pid_t *client_tids, unsigned n, pid_t dri
 				 TRACE_MAX_TASKS);
 	}
 	return 0;
-}
-
-void trace_on(struct trace *t)
-{
-	if (t->stats_fd > 0)
-		t->probe_on_ns = probe_run_ns(t);
-	t->on_ns = monotonic_ns();
-	t->skel->bss->t_on = t->on_ns;
-	t->on = true;
-}
-
-void trace_off(struct trace *t)
-{
-	if (!t->on || t->off)
-		return;
-	t->off_ns = monotonic_ns();
-	t->skel->bss->t_off = t->off_ns;
-	t->off = true;
-	if (t->stats_fd > 0)
-		t->probe_off_ns = probe_run_ns(t);
 }
 
 /* Element key of a per-CPU array, summed over every CPU into out, which
@@ -171,6 +162,58 @@ static int sum_percpu(int fd, __u32 key, __u64 *out, size_t words, __u64 *buf, i
 		for (size_t w = 0; w < words; w++)
 			out[w] += buf[c * stride + w];
 	return 0;
+}
+
+/* The programs' runs and sampled time so far, each summed over the CPUs;
+ * false when they could not be read (the probes line is then left out). */
+static bool read_probes(const struct trace *t, struct trace_prog_time out[TRACE_PROGS])
+{
+	int fd = bpf_map__fd(t->skel->maps.probes), cpus = libbpf_num_possible_cpus();
+	__u64 *buf = cpus > 0 ? calloc((size_t)cpus, sizeof(struct trace_prog_time)) : NULL;
+	bool ok = buf != NULL;
+
+	memset(out, 0, TRACE_PROGS * sizeof(*out));
+	for (__u32 k = 0; ok && k < TRACE_PROGS; k++)
+		ok = sum_percpu(fd, k, (__u64 *)&out[k], sizeof(*out) / sizeof(__u64), buf, cpus) == 0;
+	free(buf);
+	return ok;
+}
+
+/* Each program's mean timed run times its runs in the phase. */
+static bool probe_estimate(const struct trace *t, double *ns)
+{
+	bool any = false;
+
+	*ns = 0;
+	if (!t->probe_read)
+		return false;
+	for (int k = 0; k < TRACE_PROGS; k++) {
+		const struct trace_prog_time *a = &t->probe_on[k], *b = &t->probe_off[k];
+		__u64 runs = b->runs - a->runs, timed = b->timed - a->timed;
+		if (timed == 0)
+			continue;
+		*ns += (double)(b->timed_ns - a->timed_ns) / (double)timed * (double)runs;
+		any = true;
+	}
+	return any;
+}
+
+void trace_on(struct trace *t)
+{
+	t->probe_read = read_probes(t, t->probe_on);
+	t->on_ns = monotonic_ns();
+	t->skel->bss->t_on = t->on_ns;
+	t->on = true;
+}
+
+void trace_off(struct trace *t)
+{
+	if (!t->on || t->off)
+		return;
+	t->off_ns = monotonic_ns();
+	t->skel->bss->t_off = t->off_ns;
+	t->off = true;
+	t->probe_read = read_probes(t, t->probe_off) && t->probe_read;
 }
 
 static int read_totals(struct trace *t, struct trace_result *r, int cpus, __u64 *buf)
@@ -227,17 +270,15 @@ static void close_task(const struct trace *t, const struct trace_task *task, str
 static int close_open_tasks(const struct trace *t, struct trace_result *r)
 {
 	int fd = bpf_map__fd(t->skel->maps.tasks);
-	__u32 key, next;
+	__u32 used = t->skel->bss->slots_used;
 	struct trace_task task;
-	int rc;
 
-	for (rc = bpf_map_get_next_key(fd, NULL, &next); rc == 0;
-	     rc = bpf_map_get_next_key(fd, &key, &next)) {
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &task) == 0)
-			close_task(t, &task, r);
+	for (__u32 slot = 0; slot < used && slot < TRACE_MAX_TASKS; slot++) {
+		if (bpf_map_lookup_elem(fd, &slot, &task) < 0)
+			return -1;
+		close_task(t, &task, r);
 	}
-	return errno == ENOENT ? 0 : -1;
+	return 0;
 }
 
 int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
@@ -261,8 +302,7 @@ int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
 	r->on_ns = t->on_ns;
 	r->off_ns = t->off_ns;
 	r->wall_s = (t->off_ns - t->on_ns) / 1e9;
-	r->probe_known = t->stats_fd > 0;
-	r->probe_ns = (double)(t->probe_off_ns - t->probe_on_ns);
+	r->probe_known = probe_estimate(t, &r->probe_ns);
 	r->known = true;
 	return 0;
 }
@@ -272,7 +312,4 @@ void trace_close(struct trace *t)
 	if (t->skel)
 		trace_bpf__destroy(t->skel);
 	t->skel = NULL;
-	if (t->stats_fd > 0)
-		close(t->stats_fd);
-	t->stats_fd = 0;
 }

@@ -25,7 +25,7 @@ struct trace_result {
 	struct trace_totals totals;
 	struct trace_syscall syscall[TRACE_SIDES][TRACE_SYSCALLS];
 	__u64 wake_hist[TRACE_SIDES][TRACE_HIST];
-	bool probe_known;                    /* the kernel counted the programs' own time */
+	bool probe_known;                    /* the programs' own time was sampled */
 	double probe_ns;                     /* the BPF programs' run time in the phase */
 };
 
@@ -33,9 +33,9 @@ struct trace_bpf;
 
 struct trace {
 	struct trace_bpf *skel;
-	int stats_fd;                        /* > 0: the kernel times BPF programs while open */
 	uint64_t on_ns, off_ns;              /* CLOCK_MONOTONIC */
-	uint64_t probe_on_ns, probe_off_ns;  /* the programs' run time at on and off */
+	struct trace_prog_time probe_on[TRACE_PROGS], probe_off[TRACE_PROGS];   /* summed over CPUs */
+	bool probe_read;                     /* both read */
 	unsigned tasks[TRACE_SIDES];
 	bool on, off;
 };

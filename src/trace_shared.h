@@ -55,4 +55,19 @@ struct trace_syscall {
 	__u64 ns, count;
 };
 
+/* The programs' own time, per program and CPU: every run counted, one in
+ * TRACE_PROBE_STRIDE timed (a prime, so that no short cycle of events is
+ * always or never the one timed). */
+#define TRACE_PROBE_STRIDE 17
+enum trace_prog {
+	TRACE_PROG_SWITCH, TRACE_PROG_WAKING, TRACE_PROG_WAKEUP, TRACE_PROG_WAKEUP_NEW,
+	TRACE_PROG_FORK, TRACE_PROG_SYS_ENTER, TRACE_PROG_SYS_EXIT, TRACE_PROG_SOFTIRQ_ENTRY,
+	TRACE_PROG_SOFTIRQ_EXIT, TRACE_PROGS
+};
+
+struct trace_prog_time {
+	__u64 runs;              /* every run */
+	__u64 timed, timed_ns;   /* the runs timed, and their time */
+};
+
 #endif

@@ -29,7 +29,7 @@ check "the block after the Throughput line" \
 check "it says it reconciles" grep -q 'reconciled .* within 5%' "$TL_TMP/out"
 jq_ok "on-CPU + run queue + blocked within 5% of wall time x tasks" \
 	'.trace.reconciled and (.trace.reconciled_ratio - 1 | fabs) <= 0.05' "$TL_TMP/pipe.json"
-# The programs' own time: more than nothing (the kernel timed them), less
+# The programs' own time: more than nothing (they timed a sample of their runs), less
 # than the tasks' whole on-CPU time per operation.
 jq_ok "the probes' own run time per operation, a part of the on-CPU time" \
 	'.trace.probe_cpu_us > 0 and .trace.probe_cpu_us < ([.trace.per_operation.clients,
