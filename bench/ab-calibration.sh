@@ -62,11 +62,15 @@ if [ -z "$WORK" ]; then
 fi
 STUDIES="$OUT/studies.csv"
 
-# wall_us A/B-DIR: the mean wall_us_per_op of side A's runs there (tbench-stats summarize).
-wall_us() {
-	"$BENCH_STATS" summarize --keys variant --metrics wall_us_per_op "$1/runs.csv" |
+# cpu_us A/B-DIR: the mean CPU time per operation of side A's runs there
+# (cost_cpu_us: clients and servers, tbench-stats summarize). A spin adds
+# to it: where the CPUs are the bottleneck (16 clients on 2 CPUs) a spin of
+# P% of it costs P% of the throughput; P% of a client's wall time per
+# operation would cost clients/CPUs times that.
+cpu_us() {
+	"$BENCH_STATS" summarize --keys variant --metrics cost_cpu_us "$1/runs.csv" |
 		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-			$1 == "a" { print $c["wall_us_per_op_mean"] }'
+			$1 == "a" { print $c["cost_cpu_us_mean"] }'
 }
 
 # record STUDY EFFECT REP DIR: the A/B in DIR as a line of studies.csv.
@@ -105,14 +109,14 @@ echo "study,effect_pct,rep,kind,change_pct,lo_pct,hi_pct,mde_pct,seconds,blocks,
 for rep in $(seq "$AA"); do
 	one_ab aa 0 "$rep" "$MAX_BLOCKS" 0 "${workload[@]}"
 done
-w="$(wall_us "$WORK/aa-0-1")"
+w="$(cpu_us "$WORK/aa-0-1")"
 for effect in $EFFECTS; do
 	for rep in $(seq "$REPS"); do
 		one_ab inject "$effect" "$rep" "$MAX_BLOCKS" "$(inject_ns "$w" "$effect")" "${workload[@]}"
 	done
 done
 "$AB" --out "$WORK/seed-a" --now a --min-blocks 2 -- "${seed_workload[@]}" >"$WORK/seed-a.log" 2>&1
-w16="$(wall_us "$WORK/seed-a")"
+w16="$(cpu_us "$WORK/seed-a")"
 for rep in $(seq "$SEED_REPS"); do
 	one_ab seed 2.4 "$rep" "$SEED_MAX_BLOCKS" "$(inject_ns "$w16" 2.4)" "${seed_workload[@]}"
 done
@@ -165,12 +169,12 @@ row() { # STUDY EFFECT: a table row
 	echo "| $n | $fa ($(pct "$fa" "$n")) | $cov ($(pct "$cov" "$n")) | $(count aa 0 equivalent) |" \
 		"$(count aa 0 cannot_tell) | $(median aa 0 mde_pct)% | $(median aa 0 seconds) s |"
 	echo
-	echo "A's time per operation: ${w} µs (mean of the first A/A's A runs); a cost of P% is --inject-ns W×P×10."
+	echo "A's CPU time per operation (cost_cpu_us): ${w} µs (mean of the first A/A's A runs); a cost of P% is --inject-ns W×P×10."
 	echo
 	echo "## (b) a known cost injected into B ($WORKLOAD), and (c) the seed's 2.4% ($SEED_WORKLOAD)"
 	echo
 	echo "The spin lands on exchanges only, so the change of MB/sec is a little below the cost asked."
-	echo "(c)'s A time per operation: ${w16} µs."
+	echo "(c)'s A CPU time per operation: ${w16} µs."
 	echo
 	echo "| study | cost | A/Bs | said slower | cannot tell | median change | median mde | median time |"
 	echo "|:--|---:|---:|---:|---:|---:|---:|---:|"
