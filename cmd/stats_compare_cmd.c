@@ -473,13 +473,6 @@ static void compare_options(int argc, char **argv, struct compare_opts *o)
 }
 
 /* --ratio: every run above 0, else exit 2 naming the file and line. */
-static void check_ratio(const struct summary *s, const char *name)
-{
-	struct errbuf err;
-	if (compare_ratio_check(s, name, &err) < 0)
-		die(EXIT_USAGE, "compare: %s", err.msg);
-}
-
 /* No point in common: exit 2 naming the keys whose values differ. */
 static void check_common_points(const struct compare_opts *o, struct summary *a, struct summary *b)
 {
@@ -515,14 +508,18 @@ void cmd_compare(int argc, char **argv)
 	summary_of(&ta, &kl, metric, &a);
 	summary_of(&tb, &kl, metric, &b);
 	strlist_free(&kl);
-	check_common_points(&o, &a, &b);
-	enum pairing by_rep = o.ratio ? PAIR_RATIO : o.by_rep ? PAIR_BY_REP : PAIR_NONE;
-	if (o.ratio) {
-		check_ratio(&a, name[0]);
-		check_ratio(&b, name[1]);
-	}
+	struct errbuf err;
+	bool not_positive = o.ratio && (compare_ratio_check(&a, name[0], &err) < 0 ||
+					compare_ratio_check(&b, name[1], &err) < 0);
 	free(name[0]);
 	free(name[1]);
+	if (not_positive) {
+		summary_free(&b);
+		summary_free(&a);
+		die(EXIT_USAGE, "compare: %s", err.msg);
+	}
+	check_common_points(&o, &a, &b);
+	enum pairing by_rep = o.ratio ? PAIR_RATIO : o.by_rep ? PAIR_BY_REP : PAIR_NONE;
 	compare_summaries(&c, &a, &b, o.alpha, by_rep);
 	if (o.equivalent)
 		compare_equivalence(&c, &o.margin, o.alpha);

@@ -265,7 +265,8 @@ interrupt() {
 	rc=0
 	"$TBENCH" -b pipe 2 -t 60 --json "$TL_TMP/warm.json" >"$TL_TMP/warm.out" 2>"$TL_TMP/warm.err" &
 	pid=$!
-	sleep 2
+	# Well in the warm-up, not the set-up (slow under ASan on a loaded machine).
+	tl_wait_for 'warmup  *2 sec' "$TL_TMP/warm.out" || true
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	check "Ctrl-C in the warm-up exits 1" [ "$rc" -eq 1 ]
