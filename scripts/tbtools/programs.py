@@ -113,6 +113,14 @@ class Backends:
         return cap in self.caps.get(backend, ())
 
 
+def stats_number(cell):
+    """A cell of tbench-stats's CSV as a float; None when empty or not a number."""
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        return None
+
+
 def run_stats(stats, args, input_text=None):
     """tbench-stats ARGS: its stdout; RunError with its stderr if it failed.
     (returncode 2, bad input, is raised as UsageError.)"""

@@ -10,7 +10,7 @@ import tempfile
 
 from . import gnuplot
 from .errors import RunError
-from .recipe_verdict import num
+from .programs import stats_number as num
 from .text import gnuplot_str
 
 COLOR_A, COLOR_B = "#9e9e9e", "#1f77b4"

@@ -8,6 +8,7 @@ import csv
 import io
 import re
 
+from .programs import stats_number as num
 from .recipe_file import VERDICTS
 
 COLUMNS = ("recipe", "claim", "point", "figure", "test", "claim_text", "source_numbers",
@@ -24,14 +25,6 @@ def compare_rows(text, keys):
     for r in points:
         r["point"] = " ".join(f"{k}={r.get(k, '')}" for k in keys)
     return points
-
-
-def num(text):
-    """A cell of tbench-stats's CSV as a float; None when empty or not a number."""
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
 
 
 def fmt(text, sign=False):

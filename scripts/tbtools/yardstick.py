@@ -156,16 +156,10 @@ def summarize(stats, runs_csv):
         point = {"backend": row["backend"], "clients": int(row["clients"]), "n": int(row["n"]),
                  "n_failed": int(row.get("n_failed") or 0)}
         for f in FIGURES:
-            point[f] = {"mean": _number(row.get(f + "_mean")), "ci95": _number(row.get(f + "_ci95"))}
+            point[f] = {"mean": programs.stats_number(row.get(f + "_mean")),
+                        "ci95": programs.stats_number(row.get(f + "_ci95"))}
         points.append(point)
     return points
-
-
-def _number(cell):
-    try:
-        return float(cell)
-    except (TypeError, ValueError):
-        return None
 
 
 def skipped(why):
