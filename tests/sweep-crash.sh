@@ -7,14 +7,25 @@
 # ok and not_ok always succeed, so "test && ok || not_ok" is safe here.
 # shellcheck disable=SC2015
 set -euo pipefail
-# shellcheck source=tests/testlib.sh
-. "${top_srcdir:-.}/tests/testlib.sh"
-
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (ip netns, ethtool -K)"
 for p in ip ethtool jq; do
 	command -v "$p" >/dev/null || skip "$p not installed (apt-get install iproute2 ethtool jq)"
 done
+command -v unshare >/dev/null || skip "unshare not installed (apt-get install util-linux)"
+# Every sweep removes what dead sweeps left: one of the other tests' sweeps,
+# running beside this one, could remove the killed sweep's namespaces first
+# and say so on its own stderr. In a mount namespace of its own, with its
+# own /run/netns and state directory, this test's sweeps see only each other.
+if [ -z "${TB_SWEEP_CRASH_PRIVATE:-}" ]; then
+	mkdir -p /run/netns /run/tbench-sweep
+	TB_SWEEP_CRASH_PRIVATE=1 exec unshare -m --propagation private "$BASH" "$0" "$@"
+fi
+# shellcheck source=tests/testlib.sh
+. "${top_srcdir:-.}/tests/testlib.sh"
+
+mount -t tmpfs tbcrash-netns /run/netns || skip "could not mount a private /run/netns"
+mount -t tmpfs tbcrash-state /run/tbench-sweep || skip "could not mount a private /run/tbench-sweep"
 ip netns add "tbprobe-$$" 2>/dev/null || skip "ip netns add failed: no network namespaces here"
 ip netns del "tbprobe-$$"
 
