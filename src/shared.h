@@ -18,9 +18,12 @@ enum slot_state { SLOT_STARTING, SLOT_READY, SLOT_FINISHED, SLOT_FAILED, SLOT_ST
 /* One client's live counters, on a cache line of its own: written by its
  * client alone and read by the driver every poll. The slots are packed
  * together, apart from the clients' figures: the driver's pass over a
- * thousand clients reads a few pages, not a page per client. */
+ * thousand clients reads a few pages, not a page per client. 128 bytes
+ * apart, not 64: the CPUs' adjacent-line prefetchers fetch lines in pairs,
+ * and two clients writing neighbouring lines slowed each other (nop at 2
+ * clients: 0.94 of the bare loop at 64, 0.96 at 128; results/, harness). */
 struct slot {
-	_Alignas(64) _Atomic uint64_t bytes;   /* payload counted so far, every phase */
+	_Alignas(128) _Atomic uint64_t bytes;   /* payload counted so far, every phase */
 	_Atomic uint64_t lines;                /* loadfile lines reached, every pass (dbench's figure) */
 	_Atomic uint64_t op_start_ns;          /* start of the operation in flight; 0: none */
 	_Atomic uint64_t interval_max_ns;      /* worst latency since the driver last looked */
