@@ -16,6 +16,8 @@
 # joins earlier runs' CSVs (each one's reps numbered on after the last's;
 # their .noise beside them) into one table. The figures come from
 # tbench-stats paired and substitute: TBENCH_STATS, else BUILD's first.
+# KEEP_OUTPUT=DIR keeps each run's standard output there, as
+# REP-CLIENTS-VARIANT.out: the progress lines, for the phases' figures.
 set -euo pipefail
 # shellcheck source=scripts/lib/quiet.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/quiet.sh"
@@ -142,6 +144,7 @@ else
 		for n in $(shuf -e "${client_counts[@]}"); do
 			for variant in $(shuf -e "${variants[@]}"); do
 				row="$(one_run "${SERVER_OF[$variant]}" "${CLIENT_OF[$variant]}" "$n")"
+				[ -z "${KEEP_OUTPUT:-}" ] || cp "$TMP/run.out" "$KEEP_OUTPUT/$rep-$n-$variant.out"
 				echo "$rep,$n,$variant,$row" >>"$OUT.csv"
 				done_runs=$((done_runs + 1))
 				echo "[$done_runs/$total] $(date -u +%H:%M:%S) rep $rep clients $n $variant: $row" >&2

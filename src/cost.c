@@ -310,8 +310,13 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	read_perf(c, s);
 	read_net(c, s);
 	proc_run_tasks(client_tids, n, driver_tid, sort_task, s);
+	add_task(&s->harness, getpid(), driver_tid);
+	/* The main thread's reaped children are client processes, counted as
+	 * clients' where they are counted at all. */
+	s->harness.reaped_user_s = s->harness.reaped_sys_s = 0;
 	exact_cpu(&s->clients);
 	exact_cpu(&s->servers);
+	exact_cpu(&s->harness);
 	add_reaped(&s->clients);
 	add_reaped(&s->servers);
 	const struct task_times *cl = &s->clients, *sv = &s->servers;

@@ -33,6 +33,8 @@ enum cost_net {
 
 struct cost_sample {
 	struct task_times clients, servers;
+	struct task_times harness;      /* the driver's thread: its polls, ticks, watchdog, reaping
+					 * and these samples; no client's or server's work */
 	uint64_t perf[PERF_N];
 	uint64_t net[NET_N];
 	bool net_ok[NET_N];

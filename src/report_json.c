@@ -181,6 +181,7 @@ static jobj *json_cost_per_op(const struct run_config *cfg, const struct run_res
 
 	json_put(o, SK_CLIENTS, json_tasks(res, &c->start.clients, &c->end.clients));
 	json_put(o, SK_SERVERS, json_tasks(res, &c->start.servers, &c->end.servers));
+	json_put(o, SK_HARNESS, json_tasks(res, &c->start.harness, &c->end.harness));
 	for (int i = 0; i < PERF_N; i++) {
 		double v = per_op(res, (double)perf_delta(c, i) / (i == PERF_TASK_CLOCK ? 1e3 : 1));
 		json_put(o, cost_perf_name[i], cost_perf_source(c, i) ? json_fixed("%.4f", v) : NULL);

@@ -260,6 +260,7 @@ void report_cost(FILE *f, const struct run_config *cfg, const struct report_opti
 		(unsigned long long)res->ops);
 	cost_tasks(f, "clients", res, &c->start.clients, &c->end.clients);
 	cost_tasks(f, "servers", res, &c->start.servers, &c->end.servers);
+	cost_tasks(f, "harness", res, &c->start.harness, &c->end.harness);
 	fprintf(f, "  kernel  ");
 	for (int i = 0; i < PERF_N; i++) {
 		if (cost_perf_source(c, i))

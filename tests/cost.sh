@@ -87,6 +87,12 @@ independent_count() {
 		jq_ok "$who: clients + servers user + system within 10% of the task clock" \
 			'.cost.per_operation as $c | (($c.clients.cpu_user_us + $c.clients.cpu_system_us
 			+ $c.servers.cpu_user_us + $c.servers.cpu_system_us) / $c.task_clock_us - 1 | fabs) < 0.1' "$json"
+		# The driver's thread alone: a client or server counted there
+		# would be half the clients' CPU or more, not a sliver of it.
+		jq_ok "$who: the harness is the driver's one thread, a sliver of the clients' CPU" \
+			'.cost.per_operation as $c | $c.harness.tasks == 1 and
+			($c.harness.cpu_user_us + $c.harness.cpu_system_us)
+			< 0.1 * ($c.clients.cpu_user_us + $c.clients.cpu_system_us)' "$json"
 	else
 		clock="perf stat"
 		clock_ms="$(awk -F, '$3 == "task-clock" { print $1 }' "$TL_TMP/perf.csv")"
