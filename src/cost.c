@@ -4,6 +4,7 @@
 #include "schema.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <linux/perf_event.h>
@@ -284,23 +285,33 @@ static void read_net(const struct cost *c, struct cost_sample *s)
 /* A task's user and system time in /proc/.../stat are whole clock ticks:
  * with thousands of tasks each runs a fraction of a tick, and their sum
  * falls far short (a hundredth of it at 1,000 nop threads). The group's run
- * time is schedstat's nanoseconds; the ticks only split it. */
-static void exact_cpu(struct task_times *t)
+ * time is schedstat's nanoseconds; the ticks only split it, over the same
+ * interval: split at each sample, the difference of two splits could go
+ * below zero (seen at 512 threads). The reaped children's time is the
+ * kernel's, summed in ns, and added as it is. */
+void task_times_delta(const struct task_times *a, const struct task_times *b, double *user_s,
+		      double *sys_s)
 {
-	double ticks = t->user_s + t->sys_s, run_s = t->exec_ns / 1e9;
+	double tick_user = fmax(b->user_s - a->user_s, 0), tick_sys = fmax(b->sys_s - a->sys_s, 0);
+	double run_s = fmax((double)b->exec_ns - (double)a->exec_ns, 0) / 1e9;
 
-	if (t->exec_ns == 0)
-		return;   /* no schedstat (CONFIG_SCHED_INFO): the ticks as they are */
-	t->user_s = ticks > 0 ? run_s * t->user_s / ticks : run_s;
-	t->sys_s = ticks > 0 ? run_s - t->user_s : 0;
+	if (b->exec_ns == 0) {   /* no schedstat (CONFIG_SCHED_INFO): the ticks as they are */
+		*user_s = tick_user;
+		*sys_s = tick_sys;
+	} else {
+		double ticks = tick_user + tick_sys;
+		*user_s = ticks > 0 ? run_s * tick_user / ticks : run_s;
+		*sys_s = run_s - *user_s;
+	}
+	*user_s += b->reaped_user_s - a->reaped_user_s;
+	*sys_s += b->reaped_sys_s - a->reaped_sys_s;
 }
 
-/* The reaped children's time, in ticks summed by the kernel in ns: added
- * after exact_cpu(), which scales only the live tasks' ticks. */
-static void add_reaped(struct task_times *t)
+double task_times_cpu_s(const struct task_times *t)
 {
-	t->user_s += t->reaped_user_s;
-	t->sys_s += t->reaped_sys_s;
+	double live = t->exec_ns ? t->exec_ns / 1e9 : t->user_s + t->sys_s;
+
+	return live + t->reaped_user_s + t->reaped_sys_s;
 }
 
 void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n,
@@ -314,11 +325,6 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	/* The main thread's reaped children are client processes, counted as
 	 * clients' where they are counted at all. */
 	s->harness.reaped_user_s = s->harness.reaped_sys_s = 0;
-	exact_cpu(&s->clients);
-	exact_cpu(&s->servers);
-	exact_cpu(&s->harness);
-	add_reaped(&s->clients);
-	add_reaped(&s->servers);
 	const struct task_times *cl = &s->clients, *sv = &s->servers;
 	if (c->from_proc[PERF_TASK_CLOCK])
 		s->perf[PERF_TASK_CLOCK] = cl->exec_ns + sv->exec_ns;

@@ -31,6 +31,13 @@ enum cost_net {
 	NET_DEV_TX_PACKETS, NET_DEV_TX_BYTES, NET_DEV_RX_PACKETS, NET_DEV_RX_BYTES, NET_N
 };
 
+/* A group's user and system seconds from sample a to sample b. */
+void task_times_delta(const struct task_times *a, const struct task_times *b, double *user_s,
+		      double *sys_s);
+/* A group's CPU seconds so far: schedstat's run time, else the ticks,
+ * with the reaped children's. */
+double task_times_cpu_s(const struct task_times *t);
+
 struct cost_sample {
 	struct task_times clients, servers;
 	struct task_times harness;      /* the driver's thread: its polls, ticks, watchdog, reaping

@@ -98,7 +98,7 @@ void noise_watch(struct noise *n, uint64_t lines, bool waiting, uint64_t now)
  * capacity when the run switches often. */
 static double run_cpu_s(const struct cost_sample *c, const struct noise_sample *s)
 {
-	return c->clients.user_s + c->clients.sys_s + c->servers.user_s + c->servers.sys_s + s->driver_s;
+	return task_times_cpu_s(&c->clients) + task_times_cpu_s(&c->servers) + s->driver_s;
 }
 
 /* Steal and other tasks' CPU as shares of the capacity. irq and softirq

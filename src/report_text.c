@@ -239,9 +239,10 @@ static void cost_tasks(FILE *f, const char *name, const struct run_result *res,
 			"(an external tbench_srv, or a backend without one)\n", name);
 		return;
 	}
+	double user_s, sys_s;
+	task_times_delta(a, b, &user_s, &sys_s);
 	fprintf(f, "  %s  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
-		name, per_op(res, (b->user_s - a->user_s + b->sys_s - a->sys_s) * 1e6),
-		per_op(res, (b->user_s - a->user_s) * 1e6), per_op(res, (b->sys_s - a->sys_s) * 1e6),
+		name, per_op(res, (user_s + sys_s) * 1e6), per_op(res, user_s * 1e6), per_op(res, sys_s * 1e6),
 		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),
 		per_op(res, (double)(b->invol_cs - a->invol_cs)));
 }

@@ -154,4 +154,18 @@ elif [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 else
 	echo "# as nobody: skipped, not root (this test is run by an ordinary user already)"
 fi
+
+# Hundreds of threads, each running a fraction of a clock tick: the ticks
+# split the run time over the execute phase, not at each sample (split at
+# each, their difference went below zero at 512 pipe threads).
+if "$TBENCH" -b pipe --threads 512 -t 2 --warmup 1 -q -c "$SRCDIR/loadfiles/tiny.txt" \
+	--json "$TL_TMP/many.json" >/dev/null 2>"$TL_TMP/many.err"; then
+	jq_ok "512 threads: every group's user and system time per operation at or above 0" \
+		'[.cost.per_operation | (.clients, .servers, .harness) | .cpu_user_us, .cpu_system_us] | min >= 0' \
+		"$TL_TMP/many.json"
+elif grep -q 'RLIMIT_NOFILE' "$TL_TMP/many.err"; then
+	echo "# 512 threads: skipped: $(head -1 "$TL_TMP/many.err")"
+else
+	not_ok "512 threads: $(head -1 "$TL_TMP/many.err")"
+fi
 tl_done
