@@ -567,6 +567,7 @@ static void loop_conn_ended(void *arg, int fd, unsigned long id, const char *why
 static void serve_multishot(struct uring_conn *c)
 {
 	struct uring_loop_config lc = {
+		.inbox_fd = -1,
 		.listen_fd = -1, .conn_fd = c->server_fd, .stop_fd = -1, .bufs = SERVER_BUFS,
 		.ended = loop_conn_ended, .arg = c,
 	};

@@ -22,7 +22,7 @@ enum {
 	BUF_SIZE = 16384,
 	REPLIES_QUEUED = 16,          /* requests a peer may send ahead of their replies */
 	TAG_RECV = 0, TAG_SEND = 1, TAG_KIND = 3,
-	TAG_ACCEPT = 1, TAG_STOP = 2, TAG_PAUSE = 3,   /* with no connection */
+	TAG_ACCEPT = 1, TAG_STOP = 2, TAG_PAUSE = 3, TAG_INBOX = 4,   /* with no connection */
 	/* After a failed accept (a full fd table): the pending connection is
 	 * still queued, so accepting again at once would fail at once, forever. */
 	ACCEPT_PAUSE_MS = 50,
@@ -52,6 +52,7 @@ struct loop {
 	struct uring_bufs bufs;
 	struct lconn *conns;
 	struct __kernel_timespec pause;   /* read by the kernel when the timeout is submitted */
+	struct uring_handoff inbox;       /* written by the kernel when the read completes */
 	bool stopping;
 };
 
@@ -90,6 +91,14 @@ static void arm_pause(struct loop *l)
 	l->pause = (struct __kernel_timespec){ .tv_nsec = ACCEPT_PAUSE_MS * 1000000L };
 	io_uring_prep_timeout(sqe, &l->pause, 0, 0);
 	io_uring_sqe_set_data64(sqe, TAG_PAUSE);
+}
+
+static void arm_inbox(struct loop *l)
+{
+	struct io_uring_sqe *sqe = get_sqe(l);
+
+	io_uring_prep_read(sqe, l->cfg->inbox_fd, &l->inbox, sizeof(l->inbox), 0);
+	io_uring_sqe_set_data64(sqe, TAG_INBOX);
 }
 
 static void arm_stop(struct loop *l)
@@ -287,6 +296,17 @@ static void accept_failed(struct loop *l, int res)
 		arm_accept(l);
 }
 
+static void serve(struct loop *l, int fd, unsigned long id)
+{
+	struct lconn *c = conn_add(l, fd, id);
+
+	if (!c) {
+		close(fd);
+		return;
+	}
+	arm_recv(l, c);
+}
+
 static void on_accept(struct loop *l, const struct io_uring_cqe *cqe)
 {
 	unsigned long id = 0;
@@ -298,14 +318,20 @@ static void on_accept(struct loop *l, const struct io_uring_cqe *cqe)
 	}
 	if (!(cqe->flags & IORING_CQE_F_MORE) && !l->stopping)
 		arm_accept(l);
-	if (l->cfg->accepted && l->cfg->accepted(l->cfg->arg, cqe->res, &id) < 0)
+	if (l->cfg->accepted && l->cfg->accepted(l->cfg->arg, cqe->res, &id) != 0)
+		return;   /* refused, or handed to another loop */
+	serve(l, cqe->res, id);
+}
+
+/* A connection another loop accepted for this one. The inbox's writers
+ * live as long as the loops: an end or an error means the server stops. */
+static void on_inbox(struct loop *l, const struct io_uring_cqe *cqe)
+{
+	if (cqe->res != (int)sizeof(l->inbox))
 		return;
-	struct lconn *c = conn_add(l, cqe->res, id);
-	if (!c) {
-		close(cqe->res);
-		return;
-	}
-	arm_recv(l, c);
+	serve(l, l->inbox.fd, l->inbox.id);
+	if (!l->stopping)
+		arm_inbox(l);
 }
 
 /* The pause after a failed accept is over. */
@@ -328,6 +354,8 @@ static void on_cqe(struct loop *l, const struct io_uring_cqe *cqe)
 		l->stopping = true;
 	else if (t == TAG_PAUSE)
 		on_pause(l);
+	else if (t == TAG_INBOX)
+		on_inbox(l, cqe);
 	else if ((t & TAG_KIND) == TAG_SEND)
 		on_send(l, c, cqe->res);
 	else
@@ -352,6 +380,8 @@ static int loop_start(struct loop *l, struct errbuf *err)
 	}
 	if (l->cfg->stop_fd >= 0)
 		arm_stop(l);
+	if (l->cfg->inbox_fd >= 0)
+		arm_inbox(l);
 	if (l->cfg->listen_fd >= 0) {
 		arm_accept(l);
 	} else {

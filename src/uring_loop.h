@@ -14,12 +14,22 @@
 #include "uring_ring.h"
 #include "util.h"
 
+/* A connection one loop accepted for another, written whole to that
+ * loop's inbox pipe (16 bytes: under PIPE_BUF, so never split). */
+struct uring_handoff {
+	int fd;
+	unsigned long id;
+};
+
 struct uring_loop_config {
 	int listen_fd;        /* multishot accept on it; -1: serve conn_fd alone */
+	int inbox_fd;         /* read end of a pipe of struct uring_handoff: connections
+			       * handed to this loop by the others; -1: none */
 	int conn_fd;          /* with listen_fd -1: the one connection, served until it ends */
 	int stop_fd;          /* readable (a pipe never read): stop; -1: none */
 	unsigned bufs;        /* provided buffers of the ring (a power of two) */
-	/* An accepted socket: 0 and its id to serve it; -1 when refused (the
+	/* An accepted socket: 0 and its id to serve it; 1 when handed to
+	 * another loop (not served here, not closed); -1 when refused (the
 	 * callee closed it). NULL: every one served. */
 	int (*accepted)(void *arg, int fd, unsigned long *id);
 	/* A connection ending, before its fd is closed: `why` NULL when the

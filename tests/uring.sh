@@ -169,6 +169,35 @@ if "$BUILD/tbench" -b uring --uring multishot --run-once -q -c "$TINY" 1 >/dev/n
 				'.settings.uring.server_shape == "loop" and .settings.uring.loops > 0' "$TL_TMP/loop.json"
 		done
 	done
+	# Every loop serves its share: connection k goes to loop (k - 1) mod N,
+	# whichever loop accepted it (the one to wake first drains the burst).
+	# Each server thread's voluntary switches, read during the run: a loop
+	# serving a client switches thousands of times, an idle one once or twice.
+	"$BUILD/tbench" -b uring --uring-server loop=2 --processes 2 -t 3 --warmup 0 -q -c "$TINY" \
+		>/dev/null 2>&1 &
+	run=$!
+	switches=""
+	while kill -0 "$run" 2>/dev/null; do   # the last reading before the run ends
+		for child in $(pgrep -P "$run"); do
+			tasks=(/proc/"$child"/task/*)
+			[ "${#tasks[@]}" -eq 3 ] || continue
+			now=""
+			for task in "${tasks[@]}"; do
+				[ "${task##*/}" != "$child" ] || continue   # the loops are its other threads
+				now+=" $(awk '/^voluntary_ctxt_switches/ { print $2 }' "$task/status" 2>/dev/null)"
+			done
+			switches=$now
+		done
+		sleep 0.2
+	done
+	wait "$run" || true
+	read -r -a per_loop <<<"$switches"
+	if [ "${#per_loop[@]}" -eq 2 ]; then
+		check "loop=2, 2 clients: both loops serve (voluntary switches:$switches)" \
+			test "${per_loop[0]}" -ge 100 -a "${per_loop[1]}" -ge 100
+	else
+		not_ok "loop=2, 2 clients: want the server's 2 loop threads, found:$switches"
+	fi
 	expect_exit 2 "--uring-server loop with SERVER refused" "$BUILD/tbench" -b uring \
 		--uring-server loop -q 1 127.0.0.1
 	expect_exit 2 "--uring-server bad refused" "$BUILD/tbench" -b uring --uring-server loop=0 -q 1
