@@ -23,6 +23,21 @@ bench_stats_find() { # PREFER-DIR
 	die "no tbench-stats of this suite in $1, $tree/build or PATH: build it, or set TBENCH_STATS=PATH"
 }
 
+# bench_run_error ERR-FILE RC LIMIT WIDTH: why a tbench run failed, as one
+# CSV cell of at most WIDTH characters (commas made semicolons): the run's
+# own error, else the first message that is neither a warning nor a note;
+# "stopped after --limit LIMIT s" for timeout's 124; empty when RC is 0.
+bench_run_error() { # ERR-FILE RC LIMIT WIDTH
+	if (($2 == 0)); then
+		return 0
+	elif (($2 == 124)); then
+		echo "stopped after --limit $3 s"
+	else
+		{ grep -m1 'run failed' "$1" || grep -v -m1 '^tbench: \(warning\|note\)' "$1"; } |
+			tr ',' ';' | cut -c1-"$4" || true
+	fi
+}
+
 # bench_ram_gib DECIMALS: the machine's memory (MemTotal) in GiB, rounded
 # to DECIMALS decimals, for a report's description of the machine.
 bench_ram_gib() { # DECIMALS

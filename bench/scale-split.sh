@@ -11,6 +11,8 @@ command_line="bench/$prog $*"
 PROG=$prog   # for common.sh's die and usage_error
 # shellcheck source=scripts/lib/common.sh
 . "$(dirname "$(readlink -f "$0")")/../scripts/lib/common.sh"
+# shellcheck source=bench/report-lib.sh
+. "$(dirname "$(readlink -f "$0")")/report-lib.sh"
 
 clients=2,8,64,512
 backends=pipe,tcp
@@ -90,10 +92,7 @@ measure() {
 	tmp=$(mktemp -d)
 	timeout --signal=INT --kill-after=60 "$limit" "$tbench" -b "$b" -t "$secs" --warmup "$warmup" \
 		-c "$loadfile" --trace --json "$tmp/run.json" "${extra[@]}" "$n" >/dev/null 2>"$tmp/err" || rc=$?
-	err=$( { grep -m1 'run failed' "$tmp/err" || grep -v -m1 '^tbench: \(warning\|note\)' "$tmp/err"; } |
-		tr ',' ';' | cut -c1-160 || true)
-	((rc == 0)) && err=""
-	((rc == 124)) && err="stopped after --limit $limit s"
+	err=$(bench_run_error "$tmp/err" "$rc" "$limit" 160)
 	jq -r --arg b "$b" --arg n "$n" --arg rc "$rc" --arg err "$err" --argjson cpus "$(nproc)" '
 		def num: if . == null then "" else (. * 1000 | round / 1000 | tostring) end;
 		.cost.per_operation as $c | (.trace.per_operation // {}) as $t |

@@ -118,12 +118,7 @@ measure() {
 	lowest=$(sort -n "$tmp/mem" | head -1)
 	local kib=$(((before - ${lowest:-$before}) / n))
 	local err
-	# Why it failed: the run's own error, else the first message that is
-	# neither a warning nor a note.
-	err=$( { grep -m1 'run failed' "$tmp/err" || grep -v -m1 '^tbench: \(warning\|note\)' "$tmp/err"; } |
-		tr ',' ';' | cut -c1-200 || true)
-	((rc == 0)) && err=""
-	((rc == 124)) && err="stopped after --limit $limit s"
+	err=$(bench_run_error "$tmp/err" "$rc" "$limit" 200)
 	jq -r --arg b "$b" --arg m "$m" --arg n "$n" --arg rc "$rc" --arg wall "$wall" \
 		--arg kib "$kib" --arg err "$err" '
 		def num: if . == null then "" else tostring end;
