@@ -106,6 +106,7 @@ measure() {
 	[[ $m == threads ]] && model=(--threads)
 	before=$(mem_available_kb)
 	: >"$tmp/mem"
+	rm -f "$tmp/run.json"   # a run that writes none must not read the last one's
 	watch_memory "$tmp/mem" &
 	watcher=$!
 	start=$(date +%s.%N)
