@@ -381,18 +381,19 @@ own_server() {
 
 # The waits a loadfile asks for (timestamps, Sleep) are not exchanges: longer
 # than --timeout, on either side, they fail nothing; tbench_srv keeps the
-# quiet connection.
+# quiet connection. --timeout 3, not 1: beside the full tier's other tests a
+# pipe Mkdir was seen to take over 1 s.
 loadfile_waits() {
 	local srv port
-	printf '%s\n' '0.0 Mkdir "\clients" NT_STATUS_OK' '1.6 Mkdir "\clients\a" NT_STATUS_OK' \
-		'Sleep 1600 NT_STATUS_OK' 'Rmdir "\clients\a" NT_STATUS_OK' >"$TL_TMP/waits.txt"
+	printf '%s\n' '0.0 Mkdir "\clients" NT_STATUS_OK' '3.4 Mkdir "\clients\a" NT_STATUS_OK' \
+		'Sleep 3400 NT_STATUS_OK' 'Rmdir "\clients\a" NT_STATUS_OK' >"$TL_TMP/waits.txt"
 	expect_exit 0 "a timestamp and a Sleep longer than --timeout" "$TBENCH" -b pipe 1 --run-once -q \
-		--timeout 1 -c "$TL_TMP/waits.txt"
-	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 --timeout 1 >"$TL_TMP/wsrv.out" 2>&1 &
+		--timeout 3 -c "$TL_TMP/waits.txt"
+	"${top_builddir:-.}/tbench_srv" -l 127.0.0.1 --port 0 --timeout 3 >"$TL_TMP/wsrv.out" 2>&1 &
 	srv=$!
 	port="$(tl_server_port "$TL_TMP/wsrv.out")" || true
-	expect_exit 0 "the same against tbench_srv --timeout 1" "$TBENCH" -b tcp 1 127.0.0.1 --port "${port:-0}" \
-		--run-once -q --timeout 1 -c "$TL_TMP/waits.txt"
+	expect_exit 0 "the same against tbench_srv --timeout 3" "$TBENCH" -b tcp 1 127.0.0.1 --port "${port:-0}" \
+		--run-once -q --timeout 3 -c "$TL_TMP/waits.txt"
 	kill "$srv" 2>/dev/null || true
 	wait "$srv" 2>/dev/null || true
 	check "tbench_srv dropped no connection" bash -c "! grep -q 'closed it' '$TL_TMP/wsrv.out'"
