@@ -132,7 +132,8 @@ static double default_timeout(unsigned nclients)
 struct raw {
 	double timelimit, warmup;
 	int warmup_given, timeout_given, timelimit_given, threads, processes, run_once, show_exec, quiet, strict, copy_replies;
-	int per_client, sync_open, sync_dirs, unused, cost, netns, perf, no_own_server, trace;
+	int per_client, sync_open, sync_dirs, unused, cost, netns, perf, no_own_server, trace,
+	    trace_syscalls;
 	char *offload[4];            /* --offload, --tso, --gso, --gro */
 	long per_process, trunc_io, reconnect;
 	char *server_opt;
@@ -310,7 +311,11 @@ int options_parse(int argc, const char **argv, struct options *o)
 		  "network counters", NULL },
 		{ "trace", 0, POPT_ARG_NONE, &w->trace, 0,
 		  "after the Throughput line, where the run's tasks spent the execute phase, from "
-		  "BPF: on-CPU time by system call, run queue, blocked, wake-ups, softirqs (root)", NULL },
+		  "BPF: on-CPU time (split by system call from samples), run queue, blocked, "
+		  "wake-ups, softirqs (root)", NULL },
+		{ "trace-syscalls", 0, POPT_ARG_NONE, &w->trace_syscalls, 0,
+		  "--trace, with every system call followed: counted, and timed exactly; a "
+		  "larger cost", NULL },
 		{ "quiet", 'q', POPT_ARG_NONE, &w->quiet, 0, "no progress lines", NULL },
 		{ "json", 0, POPT_ARG_STRING, &o->json_path, 0,
 		  "also write every figure of the run to FILE as JSON", "FILE" },
@@ -505,7 +510,8 @@ static int finish(poptContext pc, struct options *o, struct raw *w)
 	r->show_execute_time = w->show_exec;
 	o->report.quiet = w->quiet;
 	o->cost = w->cost;
-	o->trace = w->trace;
+	o->trace = w->trace || w->trace_syscalls;
+	o->trace_syscalls = w->trace_syscalls;
 	r->cost = w->cost || o->json_path || w->perf;
 	r->perf = w->perf;
 	o->strict = w->strict;

@@ -32,6 +32,7 @@ struct options {
 	bool strict;                 /* --strict: the loadfile as dbench's without leniency */
 	bool cost;                   /* --cost: print what an operation cost */
 	bool trace;                  /* --trace: trace the run's tasks with BPF, print it */
+	bool trace_syscalls;         /* --trace-syscalls: and follow every system call */
 	bool list_backends;          /* -b help: the backends for a reader */
 	bool list_capabilities;      /* -b list: the backends for a script */
 	struct backend_args backend_args;

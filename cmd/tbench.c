@@ -181,7 +181,7 @@ static int open_trace(struct options *o, struct trace *trace)
 	memset(trace, 0, sizeof(*trace));
 	if (!o->trace)
 		return 0;
-	if (trace_open(trace, &err) < 0) {
+	if (trace_open(trace, o->trace_syscalls, &err) < 0) {
 		fprintf(stderr, "tbench: %s\n", err.msg);
 		return -1;
 	}

@@ -86,6 +86,8 @@ struct trace_side_figures {
 	double wakeups, cross_cpu, preempted, switches, softirq_us;
 	double accounted_s, expected_s;      /* the whole window's task time */
 	double group_us[SYSCALL_GROUPS];     /* syscall_us by group of calls */
+	double samples;                      /* the sampler's, in the phase */
+	double sampled_user_share;           /* of them in user space; -1: none */
 };
 
 static inline void trace_side_of(const struct run_result *res, int side,
@@ -106,14 +108,18 @@ static inline void trace_side_of(const struct run_result *res, int side,
 	f->softirq_us = per_op(res, s->softirq_ns / 1e3);
 	/* Softirqs that interrupted a task are apart from its user and system
 	 * call time (trace.bpf.c), and on its CPU all the same. */
-	f->on_cpu_us = f->user_us + f->syscall_us + f->softirq_us;
+	f->on_cpu_us = per_op(res, s->cpu_ns / 1e3) + f->softirq_us;
+	f->samples = 0;
+	for (int k = 0; k < TRACE_SAMPLE_SLOTS; k++)
+		f->samples += (double)t->samples[side][k];
+	f->sampled_user_share = f->samples > 0 ? t->samples[side][TRACE_SAMPLE_USER] / f->samples : -1;
 	f->runq_us = per_op(res, s->runq_ns / 1e3);
 	f->blocked_us = per_op(res, s->blocked_ns / 1e3);
 	f->wakeups = per_op(res, (double)s->wakeups);
 	f->cross_cpu = per_op(res, (double)s->wakeups_cross_cpu);
 	f->preempted = per_op(res, (double)s->preempted);
 	f->switches = per_op(res, (double)s->switches_out);
-	f->accounted_s = (s->user_ns + sys_ns + s->softirq_ns + s->runq_ns + s->blocked_ns) / 1e9;
+	f->accounted_s = ((double)s->cpu_ns + s->softirq_ns + s->runq_ns + s->blocked_ns) / 1e9;
 	/* Tasks started in the window count from their start, those ended in
 	 * it up to their end. */
 	f->expected_s = t->wall_s * t->tasks[side] +

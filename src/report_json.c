@@ -250,7 +250,8 @@ static jobj *json_trace_syscalls(const struct run_result *res, int side)
 		bool named = nr[i] != TRACE_SYSCALL_UNKNOWN;
 		json_put(o, SK_NAME, json_string(named ? syscall_name(nr[i], buf, sizeof(buf)) : NULL));
 		json_put(o, SK_NR, json_object_new_uint64(nr[i]));
-		json_put(o, SK_COUNT, json_fixed("%.4f", per_op(res, (double)s->count)));
+		json_put(o, SK_COUNT, res->trace.syscalls_followed
+			 ? json_fixed("%.4f", per_op(res, (double)s->count)) : NULL);
 		json_put(o, SK_US, json_fixed("%.6g", per_op(res, s->ns / 1e3)));
 		json_object_array_add(a, o);
 	}
@@ -292,6 +293,9 @@ static jobj *json_trace_side(const struct run_result *res, int side)
 	json_put(o, SK_SWITCHES, json_fixed("%.4f", s.switches));
 	json_put(o, SK_PREEMPTED, json_fixed("%.4f", s.preempted));
 	json_put(o, SK_SOFTIRQ_US, json_fixed("%.6g", s.softirq_us));
+	json_put(o, SK_SAMPLES, json_object_new_uint64((uint64_t)s.samples));
+	json_put(o, SK_SAMPLED_USER_SHARE,
+		 s.sampled_user_share >= 0 ? json_fixed("%.4f", s.sampled_user_share) : NULL);
 	for (unsigned g = 0; g < SYSCALL_GROUPS; g++)
 		json_put(groups, syscall_group_key(g), json_fixed("%.6g", s.group_us[g]));
 	json_put(o, SK_SYSCALL_GROUPS_US, groups);
@@ -334,6 +338,7 @@ static jobj *json_trace(const struct run_result *res)
 	/* A known bias: the run's tasks ran this and more on top of their own work. */
 	json_put(o, SK_PROBE_CPU_US,
 		 t->probe_known ? json_fixed("%.6g", per_op(res, t->probe_ns / 1e3)) : NULL);
+	json_put(o, SK_SYSCALLS_FOLLOWED, flag(t->syscalls_followed));
 	json_put(o, SK_PER_OPERATION, json_trace_per_op(res));
 	return o;
 }

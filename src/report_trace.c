@@ -21,18 +21,25 @@ static const char *ns_text(double ns, char *buf, size_t size)
 	return buf;
 }
 
+/* The calls that took most time; their counts with --trace-syscalls,
+ * else their time from the samples. */
 static void trace_syscalls(FILE *f, const struct run_result *res, int side)
 {
 	unsigned nr[TRACE_TOP_SYSCALLS];
 	unsigned n = trace_top_syscalls(&res->trace, side, nr, TRACE_TOP_SYSCALLS);
+	bool counted = res->trace.syscalls_followed;
 	char buf[32];
 
-	fprintf(f, "             system calls (count, us):");
+	fprintf(f, "             system calls (%s):", counted ? "count, us" : "us, sampled");
 	for (unsigned i = 0; i < n; i++) {
 		const struct trace_syscall *s = &res->trace.syscall[side][nr[i]];
-		fprintf(f, "%s %s %.2f %.2f", i ? "," : "",
-			nr[i] == TRACE_SYSCALL_UNKNOWN ? "not known" : syscall_name(nr[i], buf, sizeof(buf)),
-			per_op(res, (double)s->count), per_op(res, s->ns / 1e3));
+		const char *name = nr[i] == TRACE_SYSCALL_UNKNOWN ? "outside calls"
+			: syscall_name(nr[i], buf, sizeof(buf));
+		if (counted)
+			fprintf(f, "%s %s %.2f %.2f", i ? "," : "", name, per_op(res, (double)s->count),
+				per_op(res, s->ns / 1e3));
+		else
+			fprintf(f, "%s %s %.2f", i ? "," : "", name, per_op(res, s->ns / 1e3));
 	}
 	fprintf(f, "%s\n", n ? "" : " none");
 }
@@ -67,6 +74,9 @@ static void trace_side(FILE *f, const struct run_result *res, int side)
 		s.blocked_us);
 	fprintf(f, "             wake-ups %.3f (%.3f across CPUs)  switches %.3f (preempted %.3f)\n",
 		s.wakeups, s.cross_cpu, s.switches, s.preempted);
+	if (!res->trace.syscalls_followed)
+		fprintf(f, "             user and system calls split by %.0f samples "
+			"(--trace-syscalls: counted and timed)\n", s.samples);
 	trace_syscalls(f, res, side);
 	trace_wake_latency(f, res->trace.wake_hist[side]);
 }

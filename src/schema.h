@@ -193,6 +193,9 @@
 #define SK_NET_TX "net_tx"
 #define SK_OTHER "other"
 #define SK_SYSCALL_GROUPS_US "syscall_groups_us"
+#define SK_SYSCALLS_FOLLOWED "syscalls_followed"   /* --trace-syscalls: counts and exact times */
+#define SK_SAMPLES "samples"                 /* the sampler's, of a side's tasks */
+#define SK_SAMPLED_USER_SHARE "sampled_user_share"
 
 /* A side's figures that runs.csv keeps (stats_row.c), in
  * trace.per_operation.clients and .servers, each X(A, B, C, ID, KEY, PART):

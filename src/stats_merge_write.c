@@ -240,7 +240,8 @@ static bool trace_merged(const struct json_node *k)
 static void trace_member(jobj *into, const struct merge *m, const char *path,
 			 const struct json_node *k)
 {
-	static const char *const summed[] = { SK_TASKS, SK_STARTED, SK_ENDED, SK_OPERATIONS };
+	static const char *const summed[] = { SK_TASKS, SK_STARTED, SK_ENDED, SK_OPERATIONS,
+					      SK_SAMPLES };
 	char sub[256];
 	jobj *v;
 

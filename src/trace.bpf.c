@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The kernel side of --trace: follows the run's own tasks (those with a
  * slot in `task_slot`, given by user space or at fork) through the
- * scheduler, their system calls and the softirqs around them, and adds up
- * time per side in per-CPU totals. Time counts only inside [t_on, t_off],
- * the execute phase, which user space sets; outside it the programs keep
- * each task's state and count nothing. */
+ * scheduler and the softirqs around them, and adds up time per side in
+ * per-CPU totals; a sampler splits their on-CPU time into user space and
+ * system calls. With --trace-syscalls, programs on every system call's
+ * entry and exit make that split exact and count the calls, at several
+ * times the cost: the raw_syscalls tracepoints send every system call of
+ * the machine through the kernel's slower path. Time counts only inside
+ * [t_on, t_off], the execute phase, which user space sets; outside it the
+ * programs keep each task's state and count nothing. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -20,6 +24,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* CLOCK_MONOTONIC ns, as bpf_ktime_get_ns(); t_on 0: not on yet. */
 volatile __u64 t_on, t_off;
+/* Set before loading: the system call programs are loaded (--trace-syscalls). */
+const volatile bool follow_syscalls;
 
 /* Every event asks first whether its task is one of the run's: a task's
  * own storage answers that in a few loads (nothing there: not ours), where
@@ -77,6 +83,8 @@ PERCPU_ARRAY(totals, 1, struct trace_totals);
 PERCPU_ARRAY(syscalls, TRACE_SIDES * TRACE_SYSCALLS, struct trace_syscall);
 /* Wake-up to run latency, per side and log2 bucket. */
 PERCPU_ARRAY(wake_hist, TRACE_SIDES * TRACE_HIST, __u64);
+/* The sampler's counts, per side and what the sample found (trace_shared.h). */
+PERCPU_ARRAY(samples, TRACE_SIDES * TRACE_SAMPLE_SLOTS, __u64);
 /* This CPU's softirq in progress: its start, 0 when none is timed. */
 PERCPU_ARRAY(softirq_start, 1, __u64);
 
@@ -170,34 +178,37 @@ static __always_inline void add_syscall(__u8 side, __u32 nr, __u64 ns, __u64 cou
 	}
 }
 
-/* The on-CPU time since task->seg, to user space or to its system call. */
+/* The on-CPU time since task->seg: to the side's, and with the system call
+ * programs to user space or to the call it is in. */
 static __always_inline void account_cpu(struct trace_task *task, __u64 now)
 {
 	__u64 ns = in_window(task->seg, now);
-	struct trace_side *s;
+	struct trace_side *s = side_of(task->side);
 
 	task->seg = now;
-	if (!ns)
+	if (!ns || !s)
+		return;
+	s->cpu_ns += ns;
+	if (!follow_syscalls)
 		return;
 	if (task->in_syscall == 0) {
-		if ((s = side_of(task->side)))
-			s->user_ns += ns;
+		s->user_ns += ns;
 	} else {
 		add_syscall(task->side, task->in_syscall == 1 ? task->nr : TRACE_SYSCALL_UNKNOWN, ns, 0);
 	}
 }
 
+/* floor(log2(ns)), 0 for 0, in six steps rather than a loop a bit. */
 static __always_inline __u32 log2_bucket(__u64 ns)
 {
 	__u32 b = 0;
 
-	for (int i = 0; i < TRACE_HIST - 1; i++) {
-		if (ns < 2)
-			break;
-		ns >>= 1;
-		b++;
-	}
-	return b;
+	for (__u32 step = 32; step; step >>= 1)
+		if (ns >> step) {
+			ns >>= step;
+			b += step;
+		}
+	return b < TRACE_HIST - 1 ? b : TRACE_HIST - 1;
 }
 
 static __always_inline void switched_out(struct trace_task *task, __u64 now, bool preempt,
@@ -241,6 +252,9 @@ static __always_inline void switched_in(struct trace_task *task, __u64 now)
 		__u64 *n = bpf_map_lookup_elem(&wake_hist, &key);
 		if (n)
 			(*n)++;
+		/* Woken from another CPU than the one it now runs on. */
+		if (s && task->waker_cpu != bpf_get_smp_processor_id())
+			s->wakeups_cross_cpu++;
 	}
 	task->state = TRACE_RUNNING;
 	task->since = now;
@@ -273,29 +287,26 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return probe_end(TRACE_PROG_SWITCH, t0);
 }
 
-static __always_inline void woken(struct task_struct *p)
+/* Blocked until now: in the run queue from here, by the waker's CPU. */
+static __always_inline void woken(struct trace_task *task)
 {
-	struct trace_task *task = task_of(p);
-
-	if (!task || task->state == TRACE_RUNNING || task->state == TRACE_RUNQ ||
-	    task->state == TRACE_DEAD)
-		return;   /* not ours, or woken before it slept: no wait */
+	if (task->state == TRACE_RUNNING || task->state == TRACE_RUNQ || task->state == TRACE_DEAD)
+		return;   /* woken before it slept: no wait */
 	__u64 now = bpf_ktime_get_ns();
 	struct trace_side *s = side_of(task->side);
 	if (s) {
 		s->blocked_ns += in_window(task->since, now);
-		if (now_in_window(now)) {
+		if (now_in_window(now))
 			s->wakeups++;
-			s->wakeups_cross_cpu += task->waker_cpu != p->thread_info.cpu;
-		}
 	}
 	task->state = TRACE_RUNQ;
 	task->since = now;
 	task->woken = 1;
+	task->waker_cpu = bpf_get_smp_processor_id();
 }
 
-/* The waker's CPU: sched_wakeup itself may run on the target's, from its
- * queue of remote wake-ups. */
+/* The wake-up's start, on the waker's CPU: one program a wake-up, not
+ * also one on sched_wakeup (which may run later on the target's CPU). */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
@@ -303,16 +314,8 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct trace_task *task = task_of(p);
 
 	if (task)
-		task->waker_cpu = bpf_get_smp_processor_id();
+		woken(task);
 	return probe_end(TRACE_PROG_WAKING, t0);
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *p)
-{
-	__u64 t0 = probe_begin(TRACE_PROG_WAKEUP);
-	woken(p);
-	return probe_end(TRACE_PROG_WAKEUP, t0);
 }
 
 /* No sched_waking before it: the parent that asks for it runs here. */
@@ -323,8 +326,7 @@ int BPF_PROG(on_wakeup_new, struct task_struct *p)
 	struct trace_task *task = task_of(p);
 
 	if (task)
-		task->waker_cpu = bpf_get_smp_processor_id();
-	woken(p);
+		woken(task);
 	return probe_end(TRACE_PROG_WAKEUP_NEW, t0);
 }
 
@@ -440,4 +442,56 @@ int BPF_PROG(on_softirq_exit, unsigned int vec)
 	__u64 on = t_on;
 	task->seg = (task->seg > on ? task->seg : on) + ns;
 	return probe_end(TRACE_PROG_SOFTIRQ_EXIT, t0);
+}
+
+/* The user mode of the registers a sample interrupted. */
+static __always_inline bool from_user(struct bpf_perf_event_data *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* The context is read a whole word at a time; cs is the low 16 bits. */
+	__u64 cs = *(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
+
+	return (cs & 3) != 0;
+#elif defined(__TARGET_ARCH_arm64)
+	return (ctx->regs.pstate & 0xf) == 0;
+#else
+	return false;
+#endif
+}
+
+/* The system call the task is in, from the registers its entry saved, or
+ * TRACE_SYSCALL_UNKNOWN. On x86 an exception from user space (a page
+ * fault) saves its error code where a system call saves its number; the
+ * SYSCALL instruction's frame also has the return address in rcx and the
+ * flags in r11, which tells the two apart. */
+static __always_inline __u32 syscall_of(struct task_struct *cur)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+
+	if (regs && regs->cx == regs->ip && regs->r11 == regs->flags &&
+	    regs->orig_ax >= 0 && regs->orig_ax < TRACE_SYSCALL_UNKNOWN)
+		return (__u32)regs->orig_ax;
+#endif
+	return TRACE_SYSCALL_UNKNOWN;
+}
+
+/* A sample of each CPU, TRACE_SAMPLE_HZ a second: where a task of the
+ * run's was, outside softirqs (timed apart). */
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 t0 = probe_begin(TRACE_PROG_SAMPLE);
+	__u32 zero = 0;
+	__u64 *softirq = bpf_map_lookup_elem(&softirq_start, &zero);
+	struct trace_task *task = current_task();
+
+	if (!task || (softirq && *softirq) || !now_in_window(bpf_ktime_get_ns()))
+		return probe_end(TRACE_PROG_SAMPLE, t0);
+	__u32 what = from_user(ctx) ? TRACE_SAMPLE_USER : syscall_of(bpf_get_current_task_btf());
+	__u32 key = (task->side & 1) * TRACE_SAMPLE_SLOTS + what;
+	__u64 *n = bpf_map_lookup_elem(&samples, &key);
+	if (n)
+		(*n)++;
+	return probe_end(TRACE_PROG_SAMPLE, t0);
 }

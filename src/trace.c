@@ -1,6 +1,7 @@
 /* --trace's user side: loads the BPF programs (trace.bpf.c, through the
- * skeleton bpftool made of them), tells them the run's tasks and the
- * execute phase's bounds, and sums their per-CPU totals at the end. */
+ * skeleton bpftool made of them), starts the sampler on every CPU, tells
+ * them the run's tasks and the execute phase's bounds, and sums their
+ * per-CPU totals at the end. */
 #include "config.h"
 #include "trace.h"
 #include "procfs.h"
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,20 +67,63 @@ static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_lis
 	return vfprintf(stderr, fmt, ap);
 }
 
-int trace_open(struct trace *t, struct errbuf *err)
+/* The sampler on each CPU: a software clock event that runs on_sample
+ * TRACE_SAMPLE_HZ times a second. An offline CPU has none. */
+static int start_samplers(struct trace *t, struct errbuf *err)
 {
-	memset(t, 0, sizeof(*t));
-	if (trace_check_privilege(err) < 0)
-		return -1;
-	libbpf_set_print(libbpf_message);
-	t->skel = trace_bpf__open_and_load();
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr), .config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000000ull / TRACE_SAMPLE_HZ,
+	};
+
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0)
+		return err_set(err, "--trace: the number of possible CPUs is not known");
+	t->samplers = calloc((size_t)t->ncpus, sizeof(*t->samplers));
+	if (!t->samplers)
+		return err_set(err, "--trace: out of memory for %d CPUs' samplers", t->ncpus);
+	for (int cpu = 0; cpu < t->ncpus; cpu++) {
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ENODEV)
+			continue;
+		if (fd < 0)
+			return err_errno(err, "--trace: perf_event_open of CPU %d's sampling clock", cpu);
+		t->samplers[cpu] = bpf_program__attach_perf_event(t->skel->progs.on_sample, fd);
+		if (!t->samplers[cpu]) {
+			close(fd);
+			return err_errno(err, "--trace: attaching the sampler to CPU %d", cpu);
+		}
+	}
+	return 0;
+}
+
+static int load(struct trace *t, bool syscalls, struct errbuf *err)
+{
+	t->skel = trace_bpf__open();
 	if (!t->skel)
+		return err_errno(err, "--trace: opening the BPF programs failed");
+	t->skel->rodata->follow_syscalls = syscalls;
+	bpf_program__set_autoload(t->skel->progs.on_sys_enter, syscalls);
+	bpf_program__set_autoload(t->skel->progs.on_sys_exit, syscalls);
+	if (trace_bpf__load(t->skel) < 0)
 		return err_errno(err, "--trace: loading the BPF programs failed (a kernel without "
 				 "BTF or BPF, or a lockdown? TBENCH_TRACE_DEBUG=1 shows libbpf's log)");
 	int rc = trace_bpf__attach(t->skel);
 	if (rc < 0) {
 		errno = -rc;
-		err_errno(err, "--trace: attaching the BPF programs to the scheduler's tracepoints failed");
+		return err_errno(err, "--trace: attaching the BPF programs to the scheduler's tracepoints failed");
+	}
+	return start_samplers(t, err);
+}
+
+int trace_open(struct trace *t, bool syscalls, struct errbuf *err)
+{
+	memset(t, 0, sizeof(*t));
+	if (trace_check_privilege(err) < 0)
+		return -1;
+	libbpf_set_print(libbpf_message);
+	t->syscalls = syscalls;
+	if (load(t, syscalls, err) < 0) {
 		trace_close(t);
 		return -1;
 	}
@@ -231,7 +276,60 @@ static int read_totals(struct trace *t, struct trace_result *r, int cpus, __u64 
 	for (__u32 k = 0; k < TRACE_SIDES * TRACE_HIST; k++)
 		if (sum_percpu(fd, k, &r->wake_hist[k / TRACE_HIST][k % TRACE_HIST], 1, buf, cpus) < 0)
 			return -1;
+	fd = bpf_map__fd(t->skel->maps.samples);
+	for (__u32 k = 0; k < TRACE_SIDES * TRACE_SAMPLE_SLOTS; k++)
+		if (sum_percpu(fd, k, &r->samples[k / TRACE_SAMPLE_SLOTS][k % TRACE_SAMPLE_SLOTS], 1,
+			       buf, cpus) < 0)
+			return -1;
 	return 0;
+}
+
+static double sample_total(const __u64 n[TRACE_SAMPLE_SLOTS])
+{
+	double total = 0;
+
+	for (int k = 0; k < TRACE_SAMPLE_SLOTS; k++)
+		total += (double)n[k];
+	return total;
+}
+
+/* Without the system call programs: each side's on-CPU time split into
+ * user space and each call by its samples; with none, the kernel outside
+ * calls holds it all. */
+static void split_by_samples(struct trace_result *r)
+{
+	for (int side = 0; side < TRACE_SIDES; side++) {
+		struct trace_side *s = &r->totals.side[side];
+		const __u64 *n = r->samples[side];
+		double total = sample_total(n);
+		if (total == 0) {
+			r->syscall[side][TRACE_SYSCALL_UNKNOWN].ns = s->cpu_ns;
+			continue;
+		}
+		s->user_ns = (__u64)((double)s->cpu_ns * (double)n[TRACE_SAMPLE_USER] / total);
+		for (int nr = 0; nr < TRACE_SYSCALLS; nr++)
+			r->syscall[side][nr].ns = (__u64)((double)s->cpu_ns * (double)n[nr] / total);
+	}
+}
+
+/* With them: the time between a call's exit and the next one's entry is
+ * not all user space. The kernel's way out of a call after its exit
+ * tracepoint (a preemption there among it) and in before its entry one
+ * are there too. User space is what the samples found there; the rest is
+ * the kernel's, outside calls. */
+static void user_from_samples(struct trace_result *r)
+{
+	for (int side = 0; side < TRACE_SIDES; side++) {
+		struct trace_side *s = &r->totals.side[side];
+		double total = sample_total(r->samples[side]);
+		if (total == 0)
+			continue;
+		__u64 user = (__u64)((double)s->cpu_ns * (double)r->samples[side][TRACE_SAMPLE_USER] / total);
+		if (user >= s->user_ns)
+			continue;
+		r->syscall[side][TRACE_SYSCALL_UNKNOWN].ns += s->user_ns - user;
+		s->user_ns = user;
+	}
 }
 
 /* The part of [from, off] after on. */
@@ -249,6 +347,9 @@ static void close_task(const struct trace *t, const struct trace_task *task, str
 
 	switch (task->state) {
 	case TRACE_RUNNING:
+		s->cpu_ns += open_part(t, task->seg);
+		if (!t->syscalls)
+			break;
 		if (task->in_syscall == 0)
 			s->user_ns += open_part(t, task->seg);
 		else
@@ -298,6 +399,11 @@ int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
 	free(buf);
 	if (rc < 0 || close_open_tasks(t, r) < 0)
 		return err_errno(err, "--trace: reading the BPF maps");
+	r->syscalls_followed = t->syscalls;
+	if (t->syscalls)
+		user_from_samples(r);
+	else
+		split_by_samples(r);
 	memcpy(r->tasks, t->tasks, sizeof(r->tasks));
 	r->on_ns = t->on_ns;
 	r->off_ns = t->off_ns;
@@ -309,6 +415,10 @@ int trace_collect(struct trace *t, struct trace_result *r, struct errbuf *err)
 
 void trace_close(struct trace *t)
 {
+	for (int cpu = 0; t->samplers && cpu < t->ncpus; cpu++)
+		bpf_link__destroy(t->samplers[cpu]);
+	free(t->samplers);
+	t->samplers = NULL;
 	if (t->skel)
 		trace_bpf__destroy(t->skel);
 	t->skel = NULL;

@@ -24,6 +24,8 @@ enum trace_state {
 
 enum trace_softirq { TRACE_NET_RX, TRACE_NET_TX, TRACE_SOFTIRQ_OTHER, TRACE_SOFTIRQ_N };
 
+/* 128 bytes apart: two CPUs updating two tasks' records must not share a
+ * cache line, nor the pair of lines the CPU fetches together. */
 struct trace_task {
 	__u64 since;             /* the state's start */
 	__u64 seg;               /* on CPU: the start of the part not yet accounted */
@@ -32,10 +34,11 @@ struct trace_task {
 	__u8 side, state;
 	__u8 in_syscall;         /* 0 user space, 1 in a system call, 2 not known yet */
 	__u8 woken;              /* in the run queue by a wake-up, not a preemption */
-};
+} __attribute__((aligned(128)));
 
 struct trace_side {
-	__u64 user_ns;           /* on CPU outside system calls */
+	__u64 cpu_ns;            /* on CPU, softirqs apart */
+	__u64 user_ns;           /* on CPU outside system calls (--trace-syscalls) */
 	__u64 runq_ns, blocked_ns;
 	__u64 switches_out, preempted;
 	__u64 wakeups, wakeups_cross_cpu;
@@ -55,14 +58,23 @@ struct trace_syscall {
 	__u64 ns, count;
 };
 
+/* Without --trace-syscalls the split of cpu_ns into user space and each
+ * system call is sampled: TRACE_SAMPLE_HZ a second on every CPU, a sample
+ * of a run's task outside softirqs counts in samples[side][slot]: the
+ * system call's number, TRACE_SYSCALL_UNKNOWN for the kernel outside one
+ * (a page fault), TRACE_SAMPLE_USER for user space. */
+#define TRACE_SAMPLE_HZ 997      /* a prime: no beat with the tick or a loop */
+#define TRACE_SAMPLE_USER TRACE_SYSCALLS
+#define TRACE_SAMPLE_SLOTS (TRACE_SYSCALLS + 1)
+
 /* The programs' own time, per program and CPU: every run counted, one in
  * TRACE_PROBE_STRIDE timed (a prime, so that no short cycle of events is
  * always or never the one timed). */
 #define TRACE_PROBE_STRIDE 17
 enum trace_prog {
-	TRACE_PROG_SWITCH, TRACE_PROG_WAKING, TRACE_PROG_WAKEUP, TRACE_PROG_WAKEUP_NEW,
-	TRACE_PROG_FORK, TRACE_PROG_SYS_ENTER, TRACE_PROG_SYS_EXIT, TRACE_PROG_SOFTIRQ_ENTRY,
-	TRACE_PROG_SOFTIRQ_EXIT, TRACE_PROGS
+	TRACE_PROG_SWITCH, TRACE_PROG_WAKING, TRACE_PROG_WAKEUP_NEW, TRACE_PROG_FORK,
+	TRACE_PROG_SYS_ENTER, TRACE_PROG_SYS_EXIT, TRACE_PROG_SOFTIRQ_ENTRY,
+	TRACE_PROG_SOFTIRQ_EXIT, TRACE_PROG_SAMPLE, TRACE_PROGS
 };
 
 struct trace_prog_time {

@@ -1,8 +1,9 @@
 #!/bin/bash
 # shellcheck disable=SC2016  # jq programs are single-quoted on purpose
 # --trace: the BPF block after the Throughput line, its time adding up to
-# the phase's, the system calls a backend is known to make, the on-CPU
-# time against /proc's task clock (--json's cost), more softirq work with
+# the phase's, the system calls a backend is known to make (counted with
+# --trace-syscalls, sampled without), user time against the kernel's own
+# accounting, the on-CPU time against /proc's task clock (--json's cost), more softirq work with
 # TSO off than on, wake-ups across CPUs only where the client and server
 # are pinned apart, run-queue wait beside a CPU hog, and an unprivileged
 # user refused before the run. Root only; skipped where BPF is not there.
@@ -38,15 +39,42 @@ jq_ok "the probes' own run time per operation, a part of the on-CPU time" \
 check "and the block says it" grep -q '^  probes   the BPF programs ran' "$TL_TMP/out"
 jq_ok "clients and servers traced: two tasks each" \
 	'.trace.per_operation | .clients.tasks == 2 and .servers.tasks == 2' "$TL_TMP/pipe.json"
+# Without --trace-syscalls the split is sampled: no counts, the time of
+# the calls a pipe makes, and a line that says so.
+jq_ok "sampled: not followed, no counts, the samples counted" \
+	'(.trace.syscalls_followed | not) and ([.trace.per_operation.clients.syscalls[].count] | all(. == null))
+	 and .trace.per_operation.clients.samples > 1000' "$TL_TMP/pipe.json" '.trace.per_operation.clients.samples'
+jq_ok "sampled: most of the clients' system call time in read and write" \
+	'.trace.per_operation.clients | ([.syscalls[] | select(.name // "" | test("^(read|write)v?$")) | .us] | add) > 0.8 * .syscall_us' \
+	"$TL_TMP/pipe.json" '.trace.per_operation.clients.syscalls'
+check "and the block says it is sampled" grep -q 'system calls (us, sampled): ' "$TL_TMP/out"
+
+# user_share WHAT FILE: the run's user time over its on-CPU time, as the
+# trace has it and as the kernel's own accounting (/proc, --json's cost)
+# has it, 5 points apart at most. The kernel's is sampled too, at each
+# tick; a split from the system calls' tracepoints alone, which counted
+# the way back to user space after a call as user time, read 3-6 times
+# the kernel's.
+user_share() {
+	jq_ok "$1: user time share within 5 points of the kernel's accounting" \
+		'def tr: [.trace.per_operation.clients, .trace.per_operation.servers] | (map(.user_us) | add) / (map(.user_us + .syscall_us) | add);
+		 def pr: [.cost.per_operation.clients, .cost.per_operation.servers] | (map(.cpu_user_us) | add) / (map(.cpu_user_us + .cpu_system_us) | add);
+		 (tr - pr | fabs) < 0.05' "$2" '{trace: ([.trace.per_operation.clients, .trace.per_operation.servers] | map({user_us, syscall_us})), proc: ([.cost.per_operation.clients, .cost.per_operation.servers] | map({cpu_user_us, cpu_system_us}))}'
+}
+user_share "sampled" "$TL_TMP/pipe.json"
+
 # A pipe exchange: the request written and read, the reply written and read.
+expect_exit 0 "--trace-syscalls -b pipe 2 -t 3" "$TBENCH" --trace-syscalls -b pipe 2 -t 3 -q --json "$TL_TMP/pipes.json"
+jq_ok "--trace-syscalls: followed" '.trace.syscalls_followed and .trace.reconciled' "$TL_TMP/pipes.json"
 for side in clients servers; do
 	jq_ok "pipe: about one write and one or two reads per operation ($side)" \
 		"[.trace.per_operation.$side.syscalls[] | select(.name == \"write\" or .name == \"writev\") | .count] | add | . > 0.9 and . < 1.1" \
-		"$TL_TMP/pipe.json"
+		"$TL_TMP/pipes.json"
 	jq_ok "pipe: reads ($side)" \
 		"[.trace.per_operation.$side.syscalls[] | select(.name == \"read\" or .name == \"readv\") | .count] | add | . > 0.9 and . < 2.1" \
-		"$TL_TMP/pipe.json"
+		"$TL_TMP/pipes.json"
 done
+user_share "--trace-syscalls" "$TL_TMP/pipes.json"
 jq_ok "a client wakes about once an operation" \
 	'.trace.per_operation.clients.wakeups > 0.5 and .trace.per_operation.clients.wakeups < 1.5' "$TL_TMP/pipe.json"
 jq_ok "the wake-up latency histogram counts" \
@@ -63,16 +91,18 @@ else
 fi
 
 expect_exit 0 "--trace -b nop 1 -t 2" "$TBENCH" --trace -b nop 1 -t 2 -q --json "$TL_TMP/nop.json"
-jq_ok "nop: no send, receive, read or write calls per operation" \
-	'[.trace.per_operation.clients.syscalls[] | select(.name | test("^(send|recv|read|write)")) | .count] | add // 0 | . < 0.001' \
-	"$TL_TMP/nop.json"
+jq_ok "nop: no time in send, receive, read or write calls" \
+	'[.trace.per_operation.clients.syscalls[] | select(.name // "" | test("^(send|recv|read|write)")) | .us] | add // 0 | . < 0.01' \
+	"$TL_TMP/nop.json" '.trace.per_operation.clients.syscalls'
+jq_ok "nop: user space nearly all its on-CPU time" \
+	'.trace.per_operation.clients | .user_us > 0.9 * .on_cpu_us' "$TL_TMP/nop.json" '.trace.per_operation.clients'
 jq_ok "nop: no server, and reconciled" \
 	'.trace.per_operation.servers.tasks == 0 and .trace.reconciled' "$TL_TMP/nop.json"
 
 expect_exit 0 "--trace -b tcp 4 --threads -t 2" "$TBENCH" --trace -b tcp 4 --threads -t 2 -q \
 	--json "$TL_TMP/tcp.json"
-jq_ok "tcp, threads: reconciled, recvfrom traced, NET_RX softirq seen" \
-	'.trace.reconciled and ([.trace.per_operation.clients.syscalls[] | select(.name == "recvfrom")] | length == 1)
+jq_ok "tcp, threads: reconciled, recvfrom sampled, NET_RX softirq seen" \
+	'.trace.reconciled and ([.trace.per_operation.clients.syscalls[] | select(.name == "recvfrom" and .us > 0)] | length == 1)
 	 and .trace.per_operation.softirq_us.net_rx > 0' "$TL_TMP/tcp.json"
 
 # at_least WHAT A B MIN: passes when B is at least MIN times A (and above 0):
