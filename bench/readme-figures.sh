@@ -4,7 +4,7 @@
 # another under the quiet lock, then a table of what the README says, what
 # this sitting measured and whether it holds.
 #
-#   bench/readme-figures.sh [--quick] [--out DIR] [--only "dropin trace recipes"]
+#   bench/readme-figures.sh [--quick] [--out DIR] [--only "dropin trace uring recipes"]
 #
 # Writes DIR (default results/DATE-readme-figures) with each benchmark's
 # files and README.md, the table. --quick: runs of a second or two, to
@@ -21,7 +21,7 @@ BUILD="${BUILD:-$here/build}"
 export TBENCH="${TBENCH:-$BUILD/tbench}" TBENCH_SRV="${TBENCH_SRV:-$BUILD/tbench_srv}"
 export TBENCH_STATS="${TBENCH_STATS:-$BUILD/tbench-stats}"
 CLAIMS="$here/bench/readme-claims.txt"
-QUICK=0 OUT="" ONLY="dropin trace recipes"
+QUICK=0 OUT="" ONLY="dropin trace uring recipes"
 
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -92,6 +92,35 @@ measure_trace() {
 	done < <(md_rows "$OUT/trace-overhead.md")
 }
 
+# io_uring's event-loop server against tcp, a user's defaults otherwise:
+# MB/s at each client count against its claim (uring: 32 clients and up),
+# and CPU per operation from 32 clients.
+measure_uring() {
+	local args=(-c "2,8,32,128" -r 3 -t 10 -w 2) n r cpu id
+	[ "$QUICK" = 0 ] || args=(-c "2,8,32" -r 1 -t 1 -w 0)
+	if ! "$here/bench/versus.sh" --tbench "$TBENCH" --variant 'tcp=-b tcp' \
+		--variant 'uring-loop=-b uring --uring-server loop' "${args[@]}" -o "$OUT/uring"; then
+		add_row uring "$(claim uring 2)" "bench/versus.sh failed (it says why above)" failed
+		return
+	fi
+	while IFS='|' read -r _ n _ _ _ r _ _ cpu _; do
+		n=$(tr -d ' ' <<<"$n") r=$(tr -d ' *' <<<"$r") cpu=$(tr -d ' ' <<<"$cpu")
+		[[ $r =~ ^[0-9.]+$ ]] || continue
+		case "$n" in 2) id=uring2 ;; 8) id=uring8 ;; *) id=uring ;; esac
+		uring_row "$id" "$n clients: $r MB/s ratio (${args[*]})" "$r"
+		[ "$id" != uring ] || uring_row uringcpu "$n clients: $cpu CPU per operation ratio" "$cpu"
+	done < <(md_rows "$OUT/uring.md")
+}
+
+# uring_row ID TEXT VALUE: a row for a claim the uring entry checks besides its own.
+uring_row() {
+	if said "$1"; then
+		add_row "$1" "$(claim "$1" 2)" "$2" "$(judge "$1" "$3")"
+	else
+		add_row "$1" "$(claim "$1" 2)" "README.md no longer says it: change README.md and $CLAIMS together" failed
+	fi
+}
+
 # The recipes' verdicts against those of the results directory the README
 # links to ("results/...-recipes/"), claim and point by point.
 measure_recipes() {
@@ -117,7 +146,10 @@ verdicts() {
 }
 
 for id in $ONLY; do
-	[ -n "$(claim "$id" 2)" ] || { echo "readme-figures.sh: --only: no claim '$id' in $CLAIMS" >&2; exit 2; }
+	if [ -z "$(claim "$id" 2)" ] || ! declare -F "measure_$id" >/dev/null; then
+		echo "readme-figures.sh: --only: no benchmark for '$id' (dropin, trace, uring, recipes)" >&2
+		exit 2
+	fi
 	if ! said "$id"; then
 		add_row "$id" "$(claim "$id" 2)" "README.md no longer says it: change README.md and $CLAIMS together" failed
 		continue
