@@ -74,9 +74,12 @@ static void trace_side(FILE *f, const struct run_result *res, int side)
 		s.blocked_us);
 	fprintf(f, "             wake-ups %.3f (%.3f across CPUs)  switches %.3f (preempted %.3f)\n",
 		s.wakeups, s.cross_cpu, s.switches, s.preempted);
-	if (!res->trace.syscalls_followed)
+	if (!res->trace.syscalls_followed && s.samples > 0)
 		fprintf(f, "             user and system calls split by %.0f samples "
 			"(--trace-syscalls: counted and timed)\n", s.samples);
+	else if (!res->trace.syscalls_followed)
+		fprintf(f, "             user and system calls not split: no samples (too short a "
+			"run, or an architecture the sampler does not read)\n");
 	trace_syscalls(f, res, side);
 	trace_wake_latency(f, res->trace.wake_hist[side]);
 }

@@ -19,6 +19,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define TASK_DEAD_STATE 0x80     /* TASK_DEAD in prev_state */
+#define TASK_WAKING_STATE 0x200  /* TASK_WAKING: a wake-up under way */
 #define NET_TX_VEC 2
 #define NET_RX_VEC 3
 
@@ -211,8 +212,12 @@ static __always_inline __u32 log2_bucket(__u64 ns)
 	return b < TRACE_HIST - 1 ? b : TRACE_HIST - 1;
 }
 
+/* `now_state`: the task's state as this switch reads it. A waker may see
+ * a task leave the run queue and begin its wake-up (sched_waking, which
+ * finds it still running here) before this switch: the task's state is
+ * then TASK_WAKING, and it goes to the run queue, woken, not to sleep. */
 static __always_inline void switched_out(struct trace_task *task, __u64 now, bool preempt,
-					 unsigned int prev_state)
+					 unsigned int prev_state, unsigned int now_state)
 {
 	struct trace_side *s = side_of(task->side);
 	bool counted = now_in_window(now);
@@ -230,6 +235,11 @@ static __always_inline void switched_out(struct trace_task *task, __u64 now, boo
 			s->died++;
 			s->died_ns_sum += now;
 		}
+	} else if (now_state == TASK_WAKING_STATE) {
+		task->state = TRACE_RUNQ;
+		task->woken = 1;
+		if (s && counted)
+			s->wakeups++;
 	} else {
 		task->state = TRACE_BLOCKED;
 	}
@@ -280,7 +290,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	/* The clock only for a switch of ours, once for both. */
 	if (out) {
 		now = bpf_ktime_get_ns();
-		switched_out(out, now, preempt, prev_state);
+		switched_out(out, now, preempt, prev_state, prev->__state);
 	}
 	if (in)
 		switched_in(in, now ? now : bpf_ktime_get_ns());
@@ -290,8 +300,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 /* Blocked until now: in the run queue from here, by the waker's CPU. */
 static __always_inline void woken(struct trace_task *task)
 {
-	if (task->state == TRACE_RUNNING || task->state == TRACE_RUNQ || task->state == TRACE_DEAD)
-		return;   /* woken before it slept: no wait */
+	/* Still on its CPU: woken before it slept (no wait), or before its
+	 * switch-out, which then sees TASK_WAKING and uses this CPU. */
+	if (task->state == TRACE_RUNNING) {
+		task->waker_cpu = bpf_get_smp_processor_id();
+		return;
+	}
+	if (task->state == TRACE_RUNQ || task->state == TRACE_DEAD)
+		return;
 	__u64 now = bpf_ktime_get_ns();
 	struct trace_side *s = side_of(task->side);
 	if (s) {
@@ -455,7 +471,7 @@ static __always_inline bool from_user(struct bpf_perf_event_data *ctx)
 #elif defined(__TARGET_ARCH_arm64)
 	return (ctx->regs.pstate & 0xf) == 0;
 #else
-	return false;
+	return false;   /* not reached: on_sample counts nothing here */
 #endif
 }
 
@@ -486,6 +502,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u64 *softirq = bpf_map_lookup_elem(&softirq_start, &zero);
 	struct trace_task *task = current_task();
 
+#if !defined(__TARGET_ARCH_x86) && !defined(__TARGET_ARCH_arm64)
+	task = 0;   /* user mode not told apart here: no samples, no split */
+#endif
 	if (!task || (softirq && *softirq) || !now_in_window(bpf_ktime_get_ns()))
 		return probe_end(TRACE_PROG_SAMPLE, t0);
 	__u32 what = from_user(ctx) ? TRACE_SAMPLE_USER : syscall_of(bpf_get_current_task_btf());
