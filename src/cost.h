@@ -66,9 +66,10 @@ struct cost {
 void cost_open(struct cost *c, const char *dev, bool perf);
 /* `client_tids`: the tasks that run clients; every other task of this
  * process and its descendants is a server, but the driver's thread and the
- * calling one (the driver, or its sampler). */
+ * calling one (the driver, or its sampler). `end`: the sample that closes
+ * the interval (the driver's thread is then read before the others). */
 void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids, unsigned n,
-		 pid_t driver_tid);
+		 pid_t driver_tid, bool end);
 void cost_close(struct cost *c);
 
 /* Names for reports, in enum order. */

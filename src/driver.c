@@ -325,7 +325,7 @@ static void sample_cost(struct driver *d, struct cost_sample *s, struct noise_sa
 	load_tids(d);
 	if (!end)
 		noise_sample(ns, now_ns(), d->driver_tid);
-	cost_sample(&d->cost, s, d->tids, d->nclients, d->driver_tid);
+	cost_sample(&d->cost, s, d->tids, d->nclients, d->driver_tid, end);
 	if (end)
 		noise_sample(ns, now_ns(), d->driver_tid);
 }
