@@ -2,6 +2,7 @@
 #include "cost.h"
 #include "procfs.h"
 #include "schema.h"
+#include "taskstats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -103,6 +104,11 @@ static void fall_back_to_proc(struct cost *c)
 		}
 }
 
+const char *cost_split_source(const struct cost *c)
+{
+	return c->ticks.fd >= 0 ? "taskstats" : "/proc";
+}
+
 const char *cost_perf_source(const struct cost *c, int i)
 {
 	return c->perf_fd[i] >= 0 ? "perf_event_open" : c->from_proc[i] ? "/proc" : NULL;
@@ -112,6 +118,7 @@ void cost_open(struct cost *c, const char *dev, bool perf)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->dev, sizeof(c->dev), "%s", dev ? dev : "lo");
+	taskstats_open(&c->ticks);
 	if (!perf) {
 		for (int i = 0; i < PERF_N; i++) {
 			c->perf_fd[i] = -1;
@@ -141,6 +148,7 @@ void cost_open(struct cost *c, const char *dev, bool perf)
 
 void cost_close(struct cost *c)
 {
+	taskstats_close(&c->ticks);
 	for (int i = 0; i < PERF_N; i++)
 		if (c->perf_fd[i] >= 0)
 			close(c->perf_fd[i]);
@@ -160,29 +168,33 @@ static void read_perf(const struct cost *c, struct cost_sample *s)
 
 /* --- tasks, from /proc --------------------------------------------------- */
 
-/* Adds one task's CPU time and switches to a group. */
-static void add_task(struct task_times *t, pid_t pid, pid_t tid)
+/* The clock ticks a task was charged: taskstats' raw ones where the
+ * kernel answers (root), else /proc's, rescaled per task (see
+ * task_times_delta). Its switches come with them. */
+static double ticks_s(unsigned long long ticks)
 {
-	char path[96], buf[1024];
-	static long ticks;
+	static long hz;
 
-	if (!ticks)
-		ticks = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
-	struct proc_stat st;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (proc_stat_read(path, &st) < 0)
-		return;   /* gone already */
-	t->user_s += (double)st.utime / ticks;
-	t->sys_s += (double)st.stime / ticks;
-	/* A process that has come and gone between two samples (a server's
-	 * process per connection, with --reconnect) is in neither; its time
-	 * is in its parent's, once reaped. Only the group leader holds it. */
-	if (pid == tid) {
-		t->reaped_user_s += (double)st.cutime / ticks;
-		t->reaped_sys_s += (double)st.cstime / ticks;
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	return (double)ticks / (double)hz;
+}
+
+static void add_ticks(struct task_times *t, struct taskstats_sock *ts, const struct proc_stat *st,
+		      pid_t pid, pid_t tid)
+{
+	struct task_ticks raw;
+
+	if (taskstats_read(ts, tid, &raw)) {
+		t->user_s += (double)raw.user_us / 1e6;
+		t->sys_s += (double)raw.sys_us / 1e6;
+		t->vol_cs += raw.vol_cs;
+		t->invol_cs += raw.invol_cs;
+		return;
 	}
-	t->tasks++;
-	t->running += st.state == 'R';
+	t->user_s += ticks_s(st->utime);
+	t->sys_s += ticks_s(st->stime);
+	char path[96], buf[256];
 	unsigned long long v;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	FILE *f = fopen(path, "r");
@@ -194,9 +206,30 @@ static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 	}
 	if (f)
 		fclose(f);
+}
+
+/* Adds one task's CPU time and switches to a group. */
+static void add_task(struct task_times *t, struct taskstats_sock *ts, pid_t pid, pid_t tid)
+{
+	char path[96], buf[256];
+	struct proc_stat st;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (proc_stat_read(path, &st) < 0)
+		return;   /* gone already */
+	add_ticks(t, ts, &st, pid, tid);
+	/* A process that has come and gone between two samples (a server's
+	 * process per connection, with --reconnect) is in neither; its time
+	 * is in its parent's, once reaped. Only the group leader holds it. */
+	if (pid == tid) {
+		t->reaped_user_s += ticks_s(st.cutime);
+		t->reaped_sys_s += ticks_s(st.cstime);
+	}
+	t->tasks++;
+	t->running += st.state == 'R';
+	unsigned long long v;
 	/* Run time in ns, as the task clock counts it (CONFIG_SCHED_INFO). */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	f = fopen(path, "r");
+	FILE *f = fopen(path, "r");
 	if (f && fscanf(f, "%llu", &v) == 1)
 		t->exec_ns += v;
 	if (f)
@@ -210,12 +243,17 @@ static void add_task(struct task_times *t, pid_t pid, pid_t tid)
 		fclose(f);
 }
 
+struct sort_ctx {
+	struct cost_sample *s;
+	struct taskstats_sock *ts;
+};
+
 /* A task into clients or servers. */
 static void sort_task(pid_t pid, pid_t tid, bool client, void *ctx)
 {
-	struct cost_sample *s = ctx;
+	struct sort_ctx *sc = ctx;
 
-	add_task(client ? &s->clients : &s->servers, pid, tid);
+	add_task(client ? &sc->s->clients : &sc->s->servers, sc->ts, pid, tid);
 }
 
 /* --- network counters of this namespace ----------------------------------- */
@@ -282,9 +320,12 @@ static void read_net(const struct cost *c, struct cost_sample *s)
 		s->net_ok[i] = dev;
 }
 
-/* A task's user and system time in /proc/.../stat are whole clock ticks:
- * with thousands of tasks each runs a fraction of a tick, and their sum
- * falls far short (a hundredth of it at 1,000 nop threads). The group's run
+/* A task's user and system time are whole clock ticks: with thousands of
+ * tasks each runs a fraction of a tick, and their sum falls far short (a
+ * hundredth of it at 1,000 nop threads). /proc's are worse: the kernel
+ * rescales each task's by its own ticks, and one with none in system time
+ * is all user (every group "user" at 2,000 tcp threads); taskstats' are
+ * the ticks as charged. The group's run
  * time is schedstat's nanoseconds; the ticks only split it, over the same
  * interval: split at each sample, the difference of two splits could go
  * below zero (seen at 512 threads). The reaped children's time is the
@@ -323,11 +364,12 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	/* The walk over every task's /proc files is the sampling's own cost,
 	 * on the driver's thread at the end (tenths of a second at 20,000
 	 * tasks): the driver is read on the interval's side of it. */
+	struct sort_ctx sc = { s, &c->ticks };
 	if (end)
-		add_task(&s->harness, getpid(), driver_tid);
-	proc_run_tasks(client_tids, n, driver_tid, sort_task, s);
+		add_task(&s->harness, &c->ticks, getpid(), driver_tid);
+	proc_run_tasks(client_tids, n, driver_tid, sort_task, &sc);
 	if (!end)
-		add_task(&s->harness, getpid(), driver_tid);
+		add_task(&s->harness, &c->ticks, getpid(), driver_tid);
 	/* The main thread's reaped children are client processes, counted as
 	 * clients' where they are counted at all. */
 	s->harness.reaped_user_s = s->harness.reaped_sys_s = 0;

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "taskstats.h"
+
 /* CPU and switches of a group of tasks. */
 struct task_times {
 	double user_s, sys_s;
@@ -54,6 +56,7 @@ struct cost {
 	bool from_proc[PERF_N];         /* counted from /proc instead (no perf_event_open) */
 	char perf_why[PERF_N][96];      /* why neither */
 	char dev[16];                   /* the device whose counters are read */
+	struct taskstats_sock ticks;    /* the tasks' raw ticks, where the kernel tells them */
 	struct cost_sample start, end;
 	bool started, ended;
 };
@@ -77,5 +80,7 @@ extern const char *const cost_perf_name[PERF_N];
 /* Counter i is known: "perf_event_open", "/proc", or NULL (see perf_why). */
 const char *cost_perf_source(const struct cost *c, int i);
 extern const char *const cost_net_name[NET_N];
+/* What split the CPU time into user and system: "taskstats" or "/proc". */
+const char *cost_split_source(const struct cost *c);
 
 #endif

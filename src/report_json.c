@@ -217,6 +217,7 @@ static jobj *json_cost(const struct run_config *cfg, const struct run_result *re
 		if (c->perf_why[i][0])
 			json_put(not_available, cost_perf_name[i], json_string(c->perf_why[i]));
 	}
+	json_put(counted_by, SK_CPU_USER_SYSTEM, json_string(cost_split_source(c)));
 	json_put(o, SK_COUNTED_BY, counted_by);
 	json_put(o, SK_NOT_AVAILABLE, not_available);
 	return o;

@@ -142,6 +142,7 @@
 #define SK_PAYLOAD_BYTES_PER_SEGMENT "payload_bytes_per_segment"
 #define SK_SEGMENTS_OUT "segments_out"
 #define SK_COUNTED_BY "counted_by"
+#define SK_CPU_USER_SYSTEM "cpu_user_system"
 #define SK_NOT_AVAILABLE "not_available"
 
 /* ---- noise ------------------------------------------------------------ */
