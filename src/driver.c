@@ -512,9 +512,9 @@ static void collect(struct driver *d, struct run_result *res)
 		for (int op = 0; op < OP_COUNT; op++) {
 			if (!stats_op_used(st, op))
 				continue;
-			hist_merge(&res->op[op], &st->op[op]);
+			stats_merge_op(&res->op[op], st, op);
 			if (op != OP_SLEEP && op != OP_CONNECT)   /* the loadfile's operations */
-				hist_merge(&res->all, &st->op[op]);
+				stats_merge_op(&res->all, st, op);
 		}
 	}
 	res->ops = res->all.count;

@@ -3,6 +3,16 @@
 
 #include <string.h>
 
+static void tally_merge(struct hist_tally *dst, const struct hist_tally *src)
+{
+	if (dst->count == 0 || src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+}
+
 uint64_t hist_bucket_low(unsigned i)
 {
 	if (i < HIST_SUB)
@@ -16,14 +26,20 @@ void hist_merge(struct histogram *dst, const struct histogram *src)
 {
 	if (src->count == 0)
 		return;
-	if (dst->count == 0 || src->min_ns < dst->min_ns)
-		dst->min_ns = src->min_ns;
-	dst->count += src->count;
-	dst->sum_ns += src->sum_ns;
-	if (src->max_ns > dst->max_ns)
-		dst->max_ns = src->max_ns;
+	tally_merge(&dst->tally, &src->tally);
 	for (unsigned i = hist_index(src->min_ns), last = hist_index(src->max_ns); i <= last; i++)
 		dst->bucket[i] += src->bucket[i];
+}
+
+void hist_merge_rows(struct histogram *dst, const struct hist_tally *tally,
+		     const uint16_t row_of[HIST_ROWS], const uint32_t (*rows)[HIST_SUB])
+{
+	if (tally->count == 0)
+		return;
+	tally_merge(&dst->tally, tally);
+	for (unsigned r = 0; r < HIST_ROWS; r++)
+		for (unsigned k = 0; row_of[r] && k < HIST_SUB; k++)
+			dst->bucket[r * HIST_SUB + k] += rows[row_of[r] - 1][k];
 }
 
 void hist_clear(struct histogram *h)

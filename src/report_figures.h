@@ -27,7 +27,7 @@ static inline uint64_t execute_ops(const struct client_stats *c)
 
 	for (int i = 0; i < OP_COUNT; i++)
 		if (stats_op_used(c, i))
-			n += c->op[i].count;
+			n += c->lat[i].count;
 	return n;
 }
 

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_figures.h"
@@ -179,13 +180,24 @@ static void prefix_warning(FILE *f, const struct run_config *cfg, const struct r
 
 static void per_client_results(FILE *f, const struct run_result *res)
 {
+	struct histogram *op = malloc(OP_COUNT * sizeof(*op));   /* a client's, whole */
+
 	fprintf(f, "Per client results:\n");
+	if (!op) {
+		fprintf(f, "(not shown: out of memory)\n");
+		return;
+	}
 	for (unsigned i = 0; i < res->nclients; i++) {
 		const struct client_stats *c = &res->clients[i];
 		fprintf(f, "Client %u did %llu operations and %llu bytes\n", i,
 			(unsigned long long)execute_ops(c), (unsigned long long)c->bytes);
-		op_table(f, c->op, res->op);
+		memset(op, 0, OP_COUNT * sizeof(*op));
+		for (int k = 0; k < OP_COUNT; k++)
+			if (stats_op_used(c, k))
+				stats_merge_op(&op[k], c, k);
+		op_table(f, op, res->op);
 	}
+	free(op);
 }
 
 /* The figures of dbench's Throughput line after the word: MB/sec, the -s

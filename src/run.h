@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "backend.h"
 #include "cost.h"
@@ -54,7 +55,12 @@ static inline unsigned run_procs(const struct run_config *cfg)
 	return cfg->bcfg.processes ? (cfg->bcfg.nclients + per - 1) / per : 1;
 }
 
-/* One client's figures. Histograms and `bytes` cover the execute phase. */
+/* One client's figures. Histograms and `bytes` cover the execute phase.
+ * Its latency histograms, one an operation, are kept by rows (a row: one
+ * power of two's buckets of one operation), handed out from row[] in the
+ * order the client first needs them: the rows it uses sit together, a
+ * quarter or less of the pages whole histograms would touch. */
+enum { STATS_ROWS = OP_COUNT * HIST_ROWS };
 struct client_stats {
 	uint64_t bytes;          /* counted payload, execute phase */
 	uint64_t bytes_all;      /* counted payload, every phase */
@@ -63,12 +69,14 @@ struct client_stats {
 	uint64_t wire_bytes;     /* bytes sent and received, execute phase */
 	double cpu_user, cpu_sys;  /* the client's own CPU seconds */
 	uint64_t backend[BACKEND_COUNTERS];  /* the backend's counters(), whole run */
-	uint32_t used_ops;       /* a bit per op[] that has counted: the others' pages are
-				  * never touched, by the client or by the driver */
-	struct histogram op[OP_COUNT];   /* last: 152 KiB a client, most of it never touched */
+	uint32_t used_ops;       /* a bit per operation that has counted */
+	uint32_t rows_used;
+	struct hist_tally lat[OP_COUNT];
+	uint16_t row_of[OP_COUNT][HIST_ROWS];   /* 1 + the index of its row in row[]; 0: none */
+	uint32_t row[STATS_ROWS][HIST_SUB];     /* last: 152 KiB a client, most never touched */
 };
-_Static_assert(offsetof(struct client_stats, op) + OP_COUNT * sizeof(struct histogram) ==
-	       sizeof(struct client_stats), "client_stats: op[] is its last member");
+_Static_assert(offsetof(struct client_stats, row) + sizeof(((struct client_stats *)0)->row) ==
+	       sizeof(struct client_stats), "client_stats: row[] is its last member");
 
 static inline bool stats_op_used(const struct client_stats *c, int op)
 {
@@ -77,17 +85,30 @@ static inline bool stats_op_used(const struct client_stats *c, int op)
 
 static inline void stats_record(struct client_stats *c, int op, uint64_t ns)
 {
-	hist_record(&c->op[op], ns);
+	unsigned i = hist_index(ns);
+	uint16_t *row = &c->row_of[op][i >> HIST_SUB_BITS];
+
+	if (__builtin_expect(*row == 0, 0))
+		*row = (uint16_t)++c->rows_used;
+	c->row[*row - 1][i & (HIST_SUB - 1)]++;
+	hist_tally_add(&c->lat[op], ns);
 	c->used_ops |= 1u << op;
 }
 
-/* Every histogram empty again, touching only the pages in use. */
+/* Every histogram empty again, touching only the rows in use. */
 static inline void stats_clear_ops(struct client_stats *c)
 {
-	for (int op = 0; op < OP_COUNT; op++)
-		if (stats_op_used(c, op))
-			hist_clear(&c->op[op]);
+	memset(c->row, 0, c->rows_used * sizeof(c->row[0]));
+	memset(c->row_of, 0, sizeof(c->row_of));
+	memset(c->lat, 0, sizeof(c->lat));
+	c->rows_used = 0;
 	c->used_ops = 0;
+}
+
+/* Client c's histogram of operation op added to dst. */
+static inline void stats_merge_op(struct histogram *dst, const struct client_stats *c, int op)
+{
+	hist_merge_rows(dst, &c->lat[op], c->row_of[op], c->row);
 }
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };

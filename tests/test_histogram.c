@@ -1,6 +1,7 @@
 /* The latency histogram: bucket edges, quantiles against exact answers
  * within the histogram's stated precision (half a bucket: 1/128 of the
- * value), operations a few per cent apart told apart, merging. */
+ * value), operations a few per cent apart told apart, merging; a client's
+ * histograms kept by rows equal whole ones, and are cleared in place. */
 #include "config.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "histogram.h"
+#include "run.h"
 #include "testlib.h"
 
 static struct histogram h, h2;
@@ -98,11 +100,72 @@ static void test_merge(void)
 	free(sum);
 }
 
+/* Values from a few ns to the clamp, over three operations, recorded in a
+ * client's rows and in whole histograms: the merged rows are the same. */
+static void record_both(struct client_stats *c, struct histogram *whole, unsigned n, unsigned seed)
+{
+	static const int ops[] = { OP_WRITEX, OP_READX, OP_CLOSE };
+
+	srand(seed);
+	for (unsigned i = 0; i < n; i++) {
+		int k = rand() % 3;
+		uint64_t ns = (uint64_t)rand() >> (rand() % 31);
+		if (i % 1000 == 0)
+			ns = (uint64_t)1 << 40;   /* past HIST_MAX_EXP: the last bucket */
+		stats_record(c, ops[k], ns);
+		hist_record(&whole[ops[k]], ns);
+	}
+}
+
+static void check_rows_equal(const struct client_stats *c, const struct histogram *whole)
+{
+	struct histogram *merged = calloc(1, sizeof(*merged));
+
+	for (int op = 0; op < OP_COUNT; op++) {
+		memset(merged, 0, sizeof(*merged));
+		if (stats_op_used(c, op))
+			stats_merge_op(merged, c, op);
+		CHECK(memcmp(merged, &whole[op], sizeof(*merged)) == 0);
+	}
+	free(merged);
+}
+
+static void test_client_rows(void)
+{
+	struct client_stats *c = calloc(1, sizeof(*c));
+	struct histogram *whole = calloc(OP_COUNT, sizeof(*whole));
+
+	record_both(c, whole, 20000, 7);
+	check_rows_equal(c, whole);
+	/* Rows are handed out once each, one per power of two an operation reached. */
+	unsigned reached = 0;
+	for (int op = 0; op < OP_COUNT; op++)
+		for (unsigned r = 0; r < HIST_ROWS; r++)
+			reached += c->row_of[op][r] != 0;
+	CHECK_EQ_U(c->rows_used, reached);
+	CHECK(c->rows_used <= 3 * HIST_ROWS);
+	/* Cleared at the warm-up's end, then counted again from nothing. */
+	stats_clear_ops(c);
+	memset(whole, 0, OP_COUNT * sizeof(*whole));
+	CHECK_EQ_U(c->rows_used, 0);
+	CHECK_EQ_U(c->used_ops, 0);
+	unsigned left = 0;
+	for (size_t i = 0; i < STATS_ROWS; i++)
+		for (unsigned k = 0; k < HIST_SUB; k++)
+			left += c->row[i][k] != 0;
+	CHECK_EQ_U(left, 0);
+	record_both(c, whole, 5000, 11);
+	check_rows_equal(c, whole);
+	free(whole);
+	free(c);
+}
+
 int main(void)
 {
 	test_buckets();
 	test_quantiles();
 	test_resolution();
 	test_merge();
+	test_client_rows();
 	return test_done("test_histogram");
 }
