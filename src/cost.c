@@ -106,7 +106,7 @@ static void fall_back_to_proc(struct cost *c)
 
 const char *cost_split_source(const struct cost *c)
 {
-	return c->ticks.fd >= 0 ? "taskstats" : "/proc";
+	return c->taskstats ? "taskstats" : "/proc";
 }
 
 const char *cost_perf_source(const struct cost *c, int i)
@@ -118,7 +118,10 @@ void cost_open(struct cost *c, const char *dev, bool perf)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->dev, sizeof(c->dev), "%s", dev ? dev : "lo");
-	taskstats_open(&c->ticks);
+	struct taskstats_sock probe;
+	taskstats_open(&probe);
+	c->taskstats = probe.fd >= 0;
+	taskstats_close(&probe);
 	if (!perf) {
 		for (int i = 0; i < PERF_N; i++) {
 			c->perf_fd[i] = -1;
@@ -148,7 +151,6 @@ void cost_open(struct cost *c, const char *dev, bool perf)
 
 void cost_close(struct cost *c)
 {
-	taskstats_close(&c->ticks);
 	for (int i = 0; i < PERF_N; i++)
 		if (c->perf_fd[i] >= 0)
 			close(c->perf_fd[i]);
@@ -364,12 +366,18 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	/* The walk over every task's /proc files is the sampling's own cost,
 	 * on the driver's thread at the end (tenths of a second at 20,000
 	 * tasks): the driver is read on the interval's side of it. */
-	struct sort_ctx sc = { s, &c->ticks };
+	/* Open for this sample only: a process forked meanwhile (a client's,
+	 * a server's per connection) would inherit the socket. */
+	struct taskstats_sock ticks = { .fd = -1 };
+	if (c->taskstats)
+		taskstats_open(&ticks);
+	struct sort_ctx sc = { s, &ticks };
 	if (end)
-		add_task(&s->harness, &c->ticks, getpid(), driver_tid);
+		add_task(&s->harness, &ticks, getpid(), driver_tid);
 	proc_run_tasks(client_tids, n, driver_tid, sort_task, &sc);
 	if (!end)
-		add_task(&s->harness, &c->ticks, getpid(), driver_tid);
+		add_task(&s->harness, &ticks, getpid(), driver_tid);
+	taskstats_close(&ticks);
 	/* The main thread's reaped children are client processes, counted as
 	 * clients' where they are counted at all. */
 	s->harness.reaped_user_s = s->harness.reaped_sys_s = 0;

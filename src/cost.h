@@ -11,8 +11,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "taskstats.h"
-
 /* CPU and switches of a group of tasks. */
 struct task_times {
 	double user_s, sys_s;
@@ -56,7 +54,7 @@ struct cost {
 	bool from_proc[PERF_N];         /* counted from /proc instead (no perf_event_open) */
 	char perf_why[PERF_N][96];      /* why neither */
 	char dev[16];                   /* the device whose counters are read */
-	struct taskstats_sock ticks;    /* the tasks' raw ticks, where the kernel tells them */
+	bool taskstats;                 /* the kernel tells this process the tasks' raw ticks */
 	struct cost_sample start, end;
 	bool started, ended;
 };
