@@ -32,7 +32,12 @@ static int pin_conn(const struct server *s, unsigned long id, const char *peer)
 	return -1;
 }
 
-static void conn_unlink(struct conn *c)
+/* Out of the list, then `fd` closed (unless -1), then no longer counted,
+ * all under the lock: a stop never shuts down a descriptor number that
+ * something else has reused, and one that finds no connection left finds
+ * no descriptor left either, so that a process forked after server_free()
+ * (a client process of the next run) inherits none. */
+static void conn_unlink(struct conn *c, int fd)
 {
 	struct server *s = c->s;
 
@@ -43,6 +48,8 @@ static void conn_unlink(struct conn *c)
 		s->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	if (fd >= 0)
+		close(fd);
 	if (--s->active == 0)
 		pthread_cond_broadcast(&s->idle);
 	pthread_mutex_unlock(&s->lock);
@@ -62,10 +69,7 @@ static void *conn_thread(void *arg)
 		if (!stopping)
 			server_log(s, "connection %lu (%s): %s; closed it", c->id, c->peer, err.msg);
 	}
-	/* Out of the list before the fd is closed: a stop must never shut
-	 * down a descriptor number that something else has reused. */
-	conn_unlink(c);
-	close(c->fd);
+	conn_unlink(c, c->fd);
 	free(c);
 	return NULL;
 }
@@ -102,7 +106,7 @@ int server_spawn_thread(struct server *s, int fd, unsigned long id, const char *
 	if (rc) {
 		server_log(s, "connection %lu (%s): cannot start a thread: %s (raise ulimit -u, "
 			   "or lower --max-clients); closed it", id, peer, strerror(rc));
-		conn_unlink(c);
+		conn_unlink(c, -1);   /* the caller closes fd */
 		free(c);
 		return -1;
 	}
