@@ -104,9 +104,21 @@ static void fall_back_to_proc(struct cost *c)
 		}
 }
 
+/* Every task of the sample answered by taskstats. */
+static bool sample_raw(const struct cost_sample *s)
+{
+	return s->clients.raw_tasks == s->clients.tasks && s->servers.raw_tasks == s->servers.tasks &&
+	       s->harness.raw_tasks == s->harness.tasks;
+}
+
+bool cost_split_raw(const struct cost *c)
+{
+	return c->taskstats && c->started && c->ended && sample_raw(&c->start) && sample_raw(&c->end);
+}
+
 const char *cost_split_source(const struct cost *c)
 {
-	return c->taskstats ? "taskstats" : "/proc";
+	return cost_split_raw(c) ? "taskstats" : "/proc";
 }
 
 const char *cost_perf_source(const struct cost *c, int i)
@@ -170,9 +182,6 @@ static void read_perf(const struct cost *c, struct cost_sample *s)
 
 /* --- tasks, from /proc --------------------------------------------------- */
 
-/* The clock ticks a task was charged: taskstats' raw ones where the
- * kernel answers (root), else /proc's, rescaled per task (see
- * task_times_delta). Its switches come with them. */
 static double ticks_s(unsigned long long ticks)
 {
 	static long hz;
@@ -182,22 +191,11 @@ static double ticks_s(unsigned long long ticks)
 	return (double)ticks / (double)hz;
 }
 
-static void add_ticks(struct task_times *t, struct taskstats_sock *ts, const struct proc_stat *st,
-		      pid_t pid, pid_t tid)
+static void add_switches(struct task_times *t, pid_t pid, pid_t tid)
 {
-	struct task_ticks raw;
-
-	if (taskstats_read(ts, tid, &raw)) {
-		t->user_s += (double)raw.user_us / 1e6;
-		t->sys_s += (double)raw.sys_us / 1e6;
-		t->vol_cs += raw.vol_cs;
-		t->invol_cs += raw.invol_cs;
-		return;
-	}
-	t->user_s += ticks_s(st->utime);
-	t->sys_s += ticks_s(st->stime);
 	char path[96], buf[256];
 	unsigned long long v;
+
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	FILE *f = fopen(path, "r");
 	while (f && fgets(buf, sizeof(buf), f)) {
@@ -210,25 +208,11 @@ static void add_ticks(struct task_times *t, struct taskstats_sock *ts, const str
 		fclose(f);
 }
 
-/* Adds one task's CPU time and switches to a group. */
-static void add_task(struct task_times *t, struct taskstats_sock *ts, pid_t pid, pid_t tid)
+static void add_run_time(struct task_times *t, pid_t pid, pid_t tid)
 {
 	char path[96], buf[256];
-	struct proc_stat st;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if (proc_stat_read(path, &st) < 0)
-		return;   /* gone already */
-	add_ticks(t, ts, &st, pid, tid);
-	/* A process that has come and gone between two samples (a server's
-	 * process per connection, with --reconnect) is in neither; its time
-	 * is in its parent's, once reaped. Only the group leader holds it. */
-	if (pid == tid) {
-		t->reaped_user_s += ticks_s(st.cutime);
-		t->reaped_sys_s += ticks_s(st.cstime);
-	}
-	t->tasks++;
-	t->running += st.state == 'R';
 	unsigned long long v;
+
 	/* Run time in ns, as the task clock counts it (CONFIG_SCHED_INFO). */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
 	FILE *f = fopen(path, "r");
@@ -243,6 +227,42 @@ static void add_task(struct task_times *t, struct taskstats_sock *ts, pid_t pid,
 			t->migrations += v;
 	if (f)
 		fclose(f);
+}
+
+/* Adds one task's CPU time and switches to a group: /proc's ticks, and
+ * taskstats' as charged where the kernel answers (task_times_delta picks). */
+static void add_task(struct task_times *t, struct taskstats_sock *ts, pid_t pid, pid_t tid)
+{
+	char path[96];
+	struct proc_stat st;
+	struct task_ticks raw;
+
+	/* Taskstats first: a task gone before /proc is read is in neither. */
+	bool answered = taskstats_read(ts, tid, &raw);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if (proc_stat_read(path, &st) < 0)
+		return;   /* gone already */
+	t->user_s += ticks_s(st.utime);
+	t->sys_s += ticks_s(st.stime);
+	if (answered) {
+		t->raw_user_s += (double)raw.user_us / 1e6;
+		t->raw_sys_s += (double)raw.sys_us / 1e6;
+		t->raw_tasks++;
+		t->vol_cs += raw.vol_cs;
+		t->invol_cs += raw.invol_cs;
+	} else {
+		add_switches(t, pid, tid);
+	}
+	/* A process that has come and gone between two samples (a server's
+	 * process per connection, with --reconnect) is in neither; its time
+	 * is in its parent's, once reaped. Only the group leader holds it. */
+	if (pid == tid) {
+		t->reaped_user_s += ticks_s(st.cutime);
+		t->reaped_sys_s += ticks_s(st.cstime);
+	}
+	t->tasks++;
+	t->running += st.state == 'R';
+	add_run_time(t, pid, tid);
 }
 
 struct sort_ctx {
@@ -332,10 +352,11 @@ static void read_net(const struct cost *c, struct cost_sample *s)
  * interval: split at each sample, the difference of two splits could go
  * below zero (seen at 512 threads). The reaped children's time is the
  * kernel's, summed in ns, and added as it is. */
-void task_times_delta(const struct task_times *a, const struct task_times *b, double *user_s,
-		      double *sys_s)
+void task_times_delta(const struct task_times *a, const struct task_times *b, bool raw,
+		      double *user_s, double *sys_s)
 {
-	double tick_user = fmax(b->user_s - a->user_s, 0), tick_sys = fmax(b->sys_s - a->sys_s, 0);
+	double tick_user = raw ? fmax(b->raw_user_s - a->raw_user_s, 0) : fmax(b->user_s - a->user_s, 0);
+	double tick_sys = raw ? fmax(b->raw_sys_s - a->raw_sys_s, 0) : fmax(b->sys_s - a->sys_s, 0);
 	double run_s = fmax((double)b->exec_ns - (double)a->exec_ns, 0) / 1e9;
 
 	if (b->exec_ns == 0) {   /* no schedstat (CONFIG_SCHED_INFO): the ticks as they are */
@@ -366,8 +387,9 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	/* The walk over every task's /proc files is the sampling's own cost,
 	 * on the driver's thread at the end (tenths of a second at 20,000
 	 * tasks): the driver is read on the interval's side of it. */
-	/* Open for this sample only: a process forked meanwhile (a client's,
-	 * a server's per connection) would inherit the socket. */
+	/* Open for this sample only: a process forked meanwhile would inherit
+	 * the socket (the clients are forked before the first sample, and a
+	 * server's processes per connection by a server process of its own). */
 	struct taskstats_sock ticks = { .fd = -1 };
 	if (c->taskstats)
 		taskstats_open(&ticks);

@@ -13,7 +13,9 @@
 
 /* CPU and switches of a group of tasks. */
 struct task_times {
-	double user_s, sys_s;
+	double user_s, sys_s;           /* /proc's ticks, rescaled task by task */
+	double raw_user_s, raw_sys_s;   /* taskstats' ticks as charged, of raw_tasks of the tasks */
+	unsigned raw_tasks;
 	uint64_t vol_cs, invol_cs;
 	uint64_t exec_ns, migrations;   /* schedstat's run time, sched's se.nr_migrations */
 	unsigned tasks;
@@ -31,9 +33,10 @@ enum cost_net {
 	NET_DEV_TX_PACKETS, NET_DEV_TX_BYTES, NET_DEV_RX_PACKETS, NET_DEV_RX_BYTES, NET_N
 };
 
-/* A group's user and system seconds from sample a to sample b. */
-void task_times_delta(const struct task_times *a, const struct task_times *b, double *user_s,
-		      double *sys_s);
+/* A group's user and system seconds from sample a to sample b; raw: split
+ * by taskstats' ticks (cost_split_raw), else by /proc's. */
+void task_times_delta(const struct task_times *a, const struct task_times *b, bool raw,
+		      double *user_s, double *sys_s);
 /* A group's CPU seconds so far: schedstat's run time, else the ticks,
  * with the reaped children's. */
 double task_times_cpu_s(const struct task_times *t);
@@ -54,7 +57,7 @@ struct cost {
 	bool from_proc[PERF_N];         /* counted from /proc instead (no perf_event_open) */
 	char perf_why[PERF_N][96];      /* why neither */
 	char dev[16];                   /* the device whose counters are read */
-	bool taskstats;                 /* the kernel tells this process the tasks' raw ticks */
+	bool taskstats;                 /* the kernel told this process a task's raw ticks */
 	struct cost_sample start, end;
 	bool started, ended;
 };
@@ -78,6 +81,9 @@ extern const char *const cost_perf_name[PERF_N];
 /* Counter i is known: "perf_event_open", "/proc", or NULL (see perf_why). */
 const char *cost_perf_source(const struct cost *c, int i);
 extern const char *const cost_net_name[NET_N];
+/* Whether taskstats answered for every task in both samples: its ticks
+ * split the CPU time then, /proc's where not. */
+bool cost_split_raw(const struct cost *c);
 /* What split the CPU time into user and system: "taskstats" or "/proc". */
 const char *cost_split_source(const struct cost *c);
 

@@ -32,14 +32,19 @@ void hist_merge(struct histogram *dst, const struct histogram *src)
 }
 
 void hist_merge_rows(struct histogram *dst, const struct hist_tally *tally,
-		     const uint16_t row_of[HIST_ROWS], const uint32_t (*rows)[HIST_SUB])
+		     const uint16_t row_of[HIST_ROWS], const uint32_t (*rows)[HIST_SUB],
+		     unsigned nrows)
 {
 	if (tally->count == 0)
 		return;
 	tally_merge(&dst->tally, tally);
-	for (unsigned r = 0; r < HIST_ROWS; r++)
-		for (unsigned k = 0; row_of[r] && k < HIST_SUB; k++)
-			dst->bucket[r * HIST_SUB + k] += rows[row_of[r] - 1][k];
+	for (unsigned r = 0; r < HIST_ROWS; r++) {
+		unsigned j = row_of[r];
+		if (j == 0 || j > nrows)
+			continue;
+		for (unsigned k = 0; k < HIST_SUB; k++)
+			dst->bucket[r * HIST_SUB + k] += rows[j - 1][k];
+	}
 }
 
 void hist_clear(struct histogram *h)

@@ -68,9 +68,10 @@ uint64_t hist_bucket_low(unsigned i);
  * Into a zeroed dst, a copy. */
 void hist_merge(struct histogram *dst, const struct histogram *src);
 /* The same from a histogram kept by rows elsewhere: its tally, and for each
- * row r with row_of[r] > 0 the buckets rows[row_of[r] - 1]. */
+ * row r with 0 < row_of[r] <= nrows the buckets rows[row_of[r] - 1]. */
 void hist_merge_rows(struct histogram *dst, const struct hist_tally *tally,
-		     const uint16_t row_of[HIST_ROWS], const uint32_t (*rows)[HIST_SUB]);
+		     const uint16_t row_of[HIST_ROWS], const uint32_t (*rows)[HIST_SUB],
+		     unsigned nrows);
 /* Value at quantile q (0..1): the midpoint of its bucket, never above max. */
 uint64_t hist_quantile(const struct histogram *h, double q);
 double hist_mean_ns(const struct histogram *h);

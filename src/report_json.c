@@ -165,7 +165,7 @@ static jobj *json_tasks(const struct run_result *res, const struct task_times *a
 	jobj *o = json_object_new_object();
 	double user_s, sys_s;
 
-	task_times_delta(a, b, &user_s, &sys_s);
+	task_times_delta(a, b, cost_split_raw(&res->cost), &user_s, &sys_s);
 	json_put(o, SK_TASKS, json_object_new_uint64(b->tasks));
 	json_put(o, SK_CPU_USER_US, json_fixed("%.6g", per_op(res, user_s * 1e6)));
 	json_put(o, SK_CPU_SYSTEM_US, json_fixed("%.6g", per_op(res, sys_s * 1e6)));

@@ -252,7 +252,7 @@ static void cost_tasks(FILE *f, const char *name, const struct run_result *res,
 		return;
 	}
 	double user_s, sys_s;
-	task_times_delta(a, b, &user_s, &sys_s);
+	task_times_delta(a, b, cost_split_raw(&res->cost), &user_s, &sys_s);
 	fprintf(f, "  %s  CPU %8.2f us (user %.2f, system %.2f)  switches %.3f (involuntary %.3f)\n",
 		name, per_op(res, (user_s + sys_s) * 1e6), per_op(res, user_s * 1e6), per_op(res, sys_s * 1e6),
 		per_op(res, (double)(b->vol_cs - a->vol_cs + b->invol_cs - a->invol_cs)),

@@ -61,6 +61,7 @@ static inline unsigned run_procs(const struct run_config *cfg)
  * order the client first needs them: the rows it uses sit together, a
  * quarter or less of the pages whole histograms would touch. */
 enum { STATS_ROWS = OP_COUNT * HIST_ROWS };
+_Static_assert(STATS_ROWS < UINT16_MAX, "client_stats: a row's index fits row_of[]");
 struct client_stats {
 	uint64_t bytes;          /* counted payload, execute phase */
 	uint64_t bytes_all;      /* counted payload, every phase */
@@ -108,7 +109,7 @@ static inline void stats_clear_ops(struct client_stats *c)
 /* Client c's histogram of operation op added to dst. */
 static inline void stats_merge_op(struct histogram *dst, const struct client_stats *c, int op)
 {
-	hist_merge_rows(dst, &c->lat[op], c->row_of[op], c->row);
+	hist_merge_rows(dst, &c->lat[op], c->row_of[op], c->row, c->rows_used);
 }
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_INTERRUPTED };

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 /* A request: the headers and one attribute of at most 16 bytes. */
@@ -23,6 +24,8 @@ static bool send_request(struct taskstats_sock *ts, uint16_t type, uint8_t cmd,
 {
 	struct genl_request r;
 
+	if (len > sizeof(r.value))
+		return false;
 	memset(&r, 0, sizeof(r));
 	r.attr.nla_type = attr;
 	r.attr.nla_len = (uint16_t)(NLA_HDRLEN + len);
@@ -40,20 +43,22 @@ static bool send_request(struct taskstats_sock *ts, uint16_t type, uint8_t cmd,
 	return n == (ssize_t)r.nl.nlmsg_len;
 }
 
-/* The reply to the last request into buf; its attributes and their length. */
-static const struct nlattr *receive_reply(struct taskstats_sock *ts, char *buf, size_t size,
-					  size_t *len)
+/* The reply of family `type` to the last request into buf; its attributes
+ * and their length. NULL on an error, a cut reply or none within the
+ * socket's timeout. */
+static const struct nlattr *receive_reply(struct taskstats_sock *ts, uint16_t type, char *buf,
+					  size_t size, size_t *len)
 {
 	for (;;) {
-		ssize_t n = recv(ts->fd, buf, size, 0);
+		ssize_t n = recv(ts->fd, buf, size, MSG_TRUNC);
 		if (n < 0 && errno == EINTR)
 			continue;
 		const struct nlmsghdr *nl = (const struct nlmsghdr *)buf;
-		if (n < (ssize_t)NLMSG_HDRLEN || !NLMSG_OK(nl, (unsigned)n))
+		if (n < (ssize_t)NLMSG_HDRLEN || (size_t)n > size || !NLMSG_OK(nl, (unsigned)n))
 			return NULL;
 		if (nl->nlmsg_seq != ts->seq)
 			continue;   /* an answer to an earlier request given up on */
-		if (nl->nlmsg_type == NLMSG_ERROR || nl->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		if (nl->nlmsg_type != type || nl->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
 			return NULL;
 		*len = nl->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
 		return (const struct nlattr *)((const char *)NLMSG_DATA(nl) + GENL_HDRLEN);
@@ -89,10 +94,14 @@ void taskstats_open(struct taskstats_sock *ts)
 	ts->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (ts->fd < 0)
 		return;
+	/* The kernel answers within the send; a reply lost all the same must
+	 * not hold up the driver, which reads the tasks at the phase's end. */
+	struct timeval timeout = { .tv_sec = 1 };
 	const struct nlattr *a = NULL, *id = NULL;
-	if (send_request(ts, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+	if (setsockopt(ts->fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) == 0 &&
+	    send_request(ts, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
 			 TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME)))
-		a = receive_reply(ts, buf, sizeof(buf), &len);
+		a = receive_reply(ts, GENL_ID_CTRL, buf, sizeof(buf), &len);
 	if (a)
 		id = find_attr(a, len, CTRL_ATTR_FAMILY_ID);
 	if (id && id->nla_len >= NLA_HDRLEN + sizeof(uint16_t)) {
@@ -113,6 +122,8 @@ void taskstats_close(struct taskstats_sock *ts)
 	ts->fd = -1;
 }
 
+_Static_assert(sizeof(struct taskstats) + 64 < 2048, "taskstats_read: its buffer holds a reply");
+
 bool taskstats_read(struct taskstats_sock *ts, pid_t tid, struct task_ticks *out)
 {
 	char buf[2048] __attribute__((aligned(NLMSG_ALIGNTO)));
@@ -122,7 +133,7 @@ bool taskstats_read(struct taskstats_sock *ts, pid_t tid, struct task_ticks *out
 	if (ts->fd < 0 || !send_request(ts, ts->family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_PID,
 					&pid, sizeof(pid)))
 		return false;
-	const struct nlattr *a = receive_reply(ts, buf, sizeof(buf), &len);
+	const struct nlattr *a = receive_reply(ts, ts->family, buf, sizeof(buf), &len);
 	const struct nlattr *aggr = a ? find_attr(a, len, TASKSTATS_TYPE_AGGR_PID) : NULL;
 	const struct nlattr *st = aggr ? find_attr(attr_data(aggr), aggr->nla_len - NLA_HDRLEN,
 						   TASKSTATS_TYPE_STATS) : NULL;
