@@ -418,8 +418,10 @@ int uring_loop_run(const struct uring_loop_config *cfg, struct errbuf *err)
 	while (!l.stopping && (cfg->listen_fd >= 0 || l.conns)) {
 		struct io_uring_cqe *cqe;
 		unsigned head, seen = 0;
+		/* EAGAIN (no resources for now) and EBUSY (completions waiting
+		 * to be flushed) ask for completions to be reaped, then again. */
 		int n = io_uring_submit_and_wait(&l.ring, 1);
-		if (n < 0 && n != -EINTR) {
+		if (n < 0 && n != -EINTR && n != -EAGAIN && n != -EBUSY) {
 			errno = -n;
 			rc = err_errno(err, "uring: waiting for completions");
 			break;
