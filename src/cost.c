@@ -347,11 +347,11 @@ static void read_net(const struct cost *c, struct cost_sample *s)
  * hundredth of it at 1,000 nop threads). /proc's are worse: the kernel
  * rescales each task's by its own ticks, and one with none in system time
  * is all user (every group "user" at 2,000 tcp threads); taskstats' are
- * the ticks as charged. The group's run
- * time is schedstat's nanoseconds; the ticks only split it, over the same
- * interval: split at each sample, the difference of two splits could go
- * below zero (seen at 512 threads). The reaped children's time is the
- * kernel's, summed in ns, and added as it is. */
+ * the ticks as charged. The group's run time is schedstat's nanoseconds;
+ * the ticks only split it, over the same interval: split at each sample,
+ * the difference of two splits could go below zero (seen at 512 threads).
+ * The reaped children's time is the kernel's, summed in ns, and added as
+ * it is. */
 void task_times_delta(const struct task_times *a, const struct task_times *b, bool raw,
 		      double *user_s, double *sys_s)
 {
@@ -384,9 +384,6 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	memset(s, 0, sizeof(*s));
 	read_perf(c, s);
 	read_net(c, s);
-	/* The walk over every task's /proc files is the sampling's own cost,
-	 * on the driver's thread at the end (tenths of a second at 20,000
-	 * tasks): the driver is read on the interval's side of it. */
 	/* Open for this sample only: a process forked meanwhile would inherit
 	 * the socket (the clients are forked before the first sample, and a
 	 * server's processes per connection by a server process of its own). */
@@ -394,6 +391,9 @@ void cost_sample(struct cost *c, struct cost_sample *s, const pid_t *client_tids
 	if (c->taskstats)
 		taskstats_open(&ticks);
 	struct sort_ctx sc = { s, &ticks };
+	/* The walk over every task's /proc files is the sampling's own cost,
+	 * on the driver's thread at the end (tenths of a second at 20,000
+	 * tasks): the driver is read on the interval's side of it. */
 	if (end)
 		add_task(&s->harness, &ticks, getpid(), driver_tid);
 	proc_run_tasks(client_tids, n, driver_tid, sort_task, &sc);

@@ -47,15 +47,6 @@ void hist_merge_rows(struct histogram *dst, const struct hist_tally *tally,
 	}
 }
 
-void hist_clear(struct histogram *h)
-{
-	if (h->count == 0)
-		return;
-	unsigned first = hist_index(h->min_ns), last = hist_index(h->max_ns);
-	memset(&h->bucket[first], 0, (last - first + 1) * sizeof(h->bucket[0]));
-	h->count = h->sum_ns = h->max_ns = h->min_ns = 0;
-}
-
 uint64_t hist_quantile(const struct histogram *h, double q)
 {
 	if (h->count == 0)

@@ -57,10 +57,6 @@ static inline void hist_record(struct histogram *h, uint64_t ns)
 	h->bucket[hist_index(ns)]++;
 }
 
-/* Empty again, writing only the buckets from min_ns to max_ns (see
- * hist_merge): a cleared histogram has touched no page it had not. */
-void hist_clear(struct histogram *h);
-
 /* Smallest value that falls in bucket i. */
 uint64_t hist_bucket_low(unsigned i);
 /* Reads only src's buckets from min_ns to max_ns: with thousands of
