@@ -90,7 +90,11 @@ stalled_server() {
 	rc="$(tl_stopped_server_run 3 "$TL_TMP/stall.out" 1 -t 6 --warmup 0 --timeout 30 -c "$TINY" --json "$json")"
 	check "a stalled server: exit 0 (got $rc)" [ "$rc" -eq 0 ]
 	say_figures "server stopped 3 s" "$json"
-	jq_ok "the stall recorded: 2.5 s or more of the 3" '.noise.longest_stall_s >= 2.5' "$json"
+	# On failure the figure and the progress lines say whether the stop
+	# came inside the execute phase (a loaded machine delays the stop).
+	jq_ok "the stall recorded: 2.5 s or more of the 3 (got $(jq -r '.noise.longest_stall_s' "$json" 2>/dev/null))" \
+		'.noise.longest_stall_s >= 2.5' "$json"
+	jq -e '.noise.longest_stall_s >= 2.5' "$json" >/dev/null 2>&1 || sed 's/^/#   /' "$TL_TMP/stall.out"
 	jq_ok "disturbed by the stall" '.noise.disturbed and (.noise.reasons | index("stall"))' "$json"
 	check "the note says so" grep -q '^tbench: note: run disturbed.*no client progressed for' "$TL_TMP/stall.out.err"
 }
